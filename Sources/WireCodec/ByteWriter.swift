@@ -1,0 +1,67 @@
+/// Writes wire fields into memory whose size was computed beforehand by the matching `size` functions.
+struct ByteWriter: ~Copyable {
+    private let bytes: UnsafeMutableRawBufferPointer
+    private(set) var offset: Int
+
+    init(_ bytes: UnsafeMutableRawBufferPointer) {
+        self.bytes = bytes
+        self.offset = 0
+    }
+
+    /// Bytes a value takes as an unsigned LEB128 varint.
+    @inline(__always)
+    static func varintSize(_ value: UInt64) -> Int {
+        value < 0x80 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+    }
+
+    @inline(__always)
+    mutating func write(_ byte: UInt8) {
+        precondition(offset < bytes.count, "ByteWriter overflow")
+        bytes[offset] = byte
+        offset += 1
+    }
+
+    @inline(__always)
+    mutating func writeVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            write(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        write(UInt8(value))
+    }
+
+    @inline(__always)
+    mutating func writeUInt16LE(_ value: UInt16) {
+        precondition(bytes.count - offset >= 2, "ByteWriter overflow")
+        bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt16.self)
+        offset += 2
+    }
+
+    @inline(__always)
+    mutating func writeUInt64LE(_ value: UInt64) {
+        precondition(bytes.count - offset >= 8, "ByteWriter overflow")
+        bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
+        offset += 8
+    }
+
+    @inline(__always)
+    mutating func writeFloat(_ value: Float) {
+        precondition(bytes.count - offset >= 4, "ByteWriter overflow")
+        bytes.storeBytes(of: value.bitPattern.littleEndian, toByteOffset: offset, as: UInt32.self)
+        offset += 4
+    }
+
+    mutating func writeBytes(_ value: some Collection<UInt8>) {
+        writeVarint(UInt64(value.count))
+        precondition(bytes.count - offset >= value.count, "ByteWriter overflow")
+        for byte in value {
+            bytes[offset] = byte
+            offset += 1
+        }
+    }
+
+    mutating func writeString(_ value: String) {
+        writeBytes(value.utf8)
+    }
+}

@@ -1,0 +1,58 @@
+/// The first message on every link, sent by both sides.
+public struct Hello: Hashable, Sendable {
+    /// The sender's protocol version; see the versioning rule in `docs/wire-format.md`.
+    public var protocolVersion: UInt32
+    /// The sender's identity.
+    public var peerID: PeerID
+    /// What the sender supports beyond the base protocol.
+    public var capabilities: Capabilities
+    /// The sender's display name, at most `Wire.maxNameLength` UTF-8 bytes.
+    public var displayName: String
+    /// The session the sender belongs to, at most `Wire.maxNameLength` UTF-8 bytes.
+    public var sessionName: String
+    /// Typed extension values; receivers skip types they do not know.
+    public var extensions: [HelloExtension]
+
+    /// Creates a hello.
+    public init(
+        protocolVersion: UInt32 = Wire.protocolVersion, peerID: PeerID, capabilities: Capabilities = [],
+        displayName: String, sessionName: String, extensions: [HelloExtension] = []
+    ) {
+        self.protocolVersion = protocolVersion
+        self.peerID = peerID
+        self.capabilities = capabilities
+        self.displayName = displayName
+        self.sessionName = sessionName
+        self.extensions = extensions
+    }
+}
+
+/// Capability flags announced in `hello`. Unknown bits are kept.
+public struct Capabilities: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// The sender listens for datagrams (the unreliable channel).
+    public static let datagrams = Capabilities(rawValue: 1 << 0)
+    /// The sender keeps a replay buffer and can resume a link from an `ack`.
+    public static let resume = Capabilities(rawValue: 1 << 1)
+    /// The sender authenticates with a pre-shared secret (reserved; see extension type 1).
+    public static let authentication = Capabilities(rawValue: 1 << 2)
+}
+
+/// One typed value in a `hello`: room for later handshake features without a version bump.
+public struct HelloExtension: Hashable, Sendable {
+    /// The extension's type. Type 1 is reserved for authentication.
+    public var type: UInt16
+    /// The extension's value, at most `Wire.maxHelloExtensionLength` bytes.
+    public var value: [UInt8]
+
+    /// Creates an extension value.
+    public init(type: UInt16, value: [UInt8]) {
+        self.type = type
+        self.value = value
+    }
+
+    /// Reserved for the pre-shared-secret handshake.
+    public static let authenticationType: UInt16 = 1
+}

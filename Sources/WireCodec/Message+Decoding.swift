@@ -1,0 +1,118 @@
+extension Message {
+    /// Decodes exactly one message body (kind byte and fields) that fills `body` completely.
+    public static func decode(body: UnsafeRawBufferPointer) throws(WireError) -> Message {
+        var reader = ByteReader(body)
+        let message = try read(from: &reader)
+        guard reader.isAtEnd else {
+            throw reader.error(.trailingBytes, "\(reader.remaining) bytes after \(message.kind)")
+        }
+        return message
+    }
+
+    /// Decodes exactly one message body from an array.
+    public static func decode(body: [UInt8]) throws(WireError) -> Message {
+        let result: Result<Message, WireError> = body.withUnsafeBytes { raw in
+            Result { () throws(WireError) in try decode(body: raw) }
+        }
+        return try result.get()
+    }
+
+    static func read(from reader: inout ByteReader) throws(WireError) -> Message {
+        let kindOffset = reader.offset
+        let kindByte = try reader.readByte("kind")
+        guard let kind = MessageKind(rawValue: kindByte) else {
+            throw reader.error(.unknownKind, "kind 0x\(String(kindByte, radix: 16))", at: kindOffset)
+        }
+        switch kind {
+        case .hello:
+            let versionOffset = reader.offset
+            let version = UInt32(try reader.readVarint("protocol version", max: UInt64(UInt32.max)))
+            guard version >= 1 else { throw reader.error(.valueOutOfRange, "protocol version 0", at: versionOffset) }
+            let peerID = PeerID(rawValue: try reader.readUInt64LE("peer id"))
+            let capabilities = Capabilities(
+                rawValue: UInt32(try reader.readVarint("capabilities", max: UInt64(UInt32.max))))
+            let displayName = try reader.readString("display name", maxLength: Wire.maxNameLength)
+            let sessionName = try reader.readString("session name", maxLength: Wire.maxNameLength)
+            let count = try reader.readCount("extensions", maxEntries: Wire.maxHelloExtensions, minEntryLength: 2)
+            var extensions: [HelloExtension] = []
+            extensions.reserveCapacity(count)
+            for _ in 0..<count {
+                let type = UInt16(try reader.readVarint("extension type", max: UInt64(UInt16.max)))
+                let value = try reader.readBytes("extension value", maxLength: Wire.maxHelloExtensionLength)
+                extensions.append(HelloExtension(type: type, value: value))
+            }
+            return .hello(
+                Hello(
+                    protocolVersion: version, peerID: peerID, capabilities: capabilities, displayName: displayName,
+                    sessionName: sessionName, extensions: extensions))
+        case .accept:
+            let token = try reader.readUInt64LE("link token")
+            let port = UInt16(try reader.readVarint("datagram port", max: UInt64(UInt16.max)))
+            return .accept(Accept(linkToken: token, datagramPort: port))
+        case .decline:
+            return .decline(DeclineReason(rawValue: try reader.readByte("decline reason")))
+        case .invitation:
+            let context = try reader.readBytes("invitation context", maxLength: Wire.maxInvitationContextLength)
+            let timeout = UInt32(try reader.readVarint("invitation timeout", max: UInt64(UInt32.max)))
+            return .invitation(Invitation(context: context, timeoutMilliseconds: timeout))
+        case .ping, .pong:
+            let nonce = UInt32(try reader.readVarint("nonce", max: UInt64(UInt32.max)))
+            let timestamp = try reader.readVarint("timestamp", max: UInt64.max)
+            let ping = Ping(nonce: nonce, timestamp: timestamp)
+            return kind == .ping ? .ping(ping) : .pong(ping)
+        case .bye:
+            return .bye(ByeReason(rawValue: try reader.readByte("bye reason")))
+        case .ack:
+            return .ack(sequence: try reader.readVarint("sequence", max: UInt64.max))
+        case .handshake:
+            return .handshake(peerName: try reader.readString("peer name", maxLength: Wire.maxNameLength))
+        case .negotiate:
+            let index = try reader.readByte("player index")
+            let timestamp = try reader.readVarint("timestamp", max: UInt64.max)
+            return .negotiate(playerIndex: index, timestamp: timestamp)
+        case .negotiateConfirm:
+            return .negotiateConfirm(playerIndex: try reader.readByte("player index"))
+        case .layout:
+            let count = try reader.readCount("layout", maxEntries: Wire.maxListEntries, minEntryLength: 9)
+            var layout: [LayoutEntry] = []
+            layout.reserveCapacity(count)
+            for _ in 0..<count {
+                let peerID = PeerID(rawValue: try reader.readUInt64LE("peer id"))
+                layout.append(LayoutEntry(peerID: peerID, playerIndex: try reader.readByte("player index")))
+            }
+            return .layout(layout)
+        case .pickUp:
+            return .pickUp(view: try reader.readByte("view"))
+        case .move:
+            let view = try reader.readByte("view")
+            let x = try reader.readCoordinate("x")
+            let y = try reader.readCoordinate("y")
+            let sequence = try reader.readUInt16LE("move sequence")
+            return .move(Move(view: view, x: x, y: y, sequence: sequence))
+        case .drop:
+            let view = try reader.readByte("view")
+            let x = try reader.readCoordinate("x")
+            let y = try reader.readCoordinate("y")
+            return .drop(Drop(view: view, x: x, y: y))
+        case .counterIncrement:
+            let deltaOffset = reader.offset
+            let delta = try reader.readVarint("delta", max: UInt64(UInt16.max))
+            guard (UInt64(Wire.minIncrementDelta)...UInt64(Wire.maxIncrementDelta)).contains(delta) else {
+                throw reader.error(
+                    .valueOutOfRange,
+                    "increment delta \(delta) outside \(Wire.minIncrementDelta)...\(Wire.maxIncrementDelta)",
+                    at: deltaOffset)
+            }
+            return .counterIncrement(delta: UInt16(delta))
+        case .counterState:
+            let count = try reader.readCount("counter state", maxEntries: Wire.maxListEntries, minEntryLength: 9)
+            var state: [CounterEntry] = []
+            state.reserveCapacity(count)
+            for _ in 0..<count {
+                let peerID = PeerID(rawValue: try reader.readUInt64LE("peer id"))
+                state.append(CounterEntry(peerID: peerID, count: try reader.readVarint("count", max: UInt64.max)))
+            }
+            return .counterState(state)
+        }
+    }
+}

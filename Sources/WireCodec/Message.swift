@@ -1,0 +1,60 @@
+/// Every message LanSession sends, on any channel.
+public enum Message: Hashable, Sendable {
+    /// See ``MessageKind/hello``.
+    case hello(Hello)
+    /// See ``MessageKind/accept``.
+    case accept(Accept)
+    /// See ``MessageKind/decline``.
+    case decline(DeclineReason)
+    /// See ``MessageKind/invitation``.
+    case invitation(Invitation)
+    /// See ``MessageKind/ping``.
+    case ping(Ping)
+    /// See ``MessageKind/pong``.
+    case pong(Ping)
+    /// See ``MessageKind/bye``.
+    case bye(ByeReason)
+    /// See ``MessageKind/ack``: the highest sequence number received.
+    case ack(sequence: UInt64)
+    /// See ``MessageKind/handshake``.
+    case handshake(peerName: String)
+    /// See ``MessageKind/negotiate``: a proposed player index and the proposer's timestamp.
+    case negotiate(playerIndex: UInt8, timestamp: UInt64)
+    /// See ``MessageKind/negotiateConfirm``.
+    case negotiateConfirm(playerIndex: UInt8)
+    /// See ``MessageKind/layout``.
+    case layout([LayoutEntry])
+    /// See ``MessageKind/pickUp``.
+    case pickUp(view: UInt8)
+    /// See ``MessageKind/move``.
+    case move(Move)
+    /// See ``MessageKind/drop``.
+    case drop(Drop)
+    /// See ``MessageKind/counterIncrement``: `Wire.minIncrementDelta...Wire.maxIncrementDelta`.
+    case counterIncrement(delta: UInt16)
+    /// See ``MessageKind/counterState``.
+    case counterState([CounterEntry])
+
+    /// The message's kind byte.
+    public var kind: MessageKind {
+        switch self {
+        case .hello: .hello
+        case .accept: .accept
+        case .decline: .decline
+        case .invitation: .invitation
+        case .ping: .ping
+        case .pong: .pong
+        case .bye: .bye
+        case .ack: .ack
+        case .handshake: .handshake
+        case .negotiate: .negotiate
+        case .negotiateConfirm: .negotiateConfirm
+        case .layout: .layout
+        case .pickUp: .pickUp
+        case .move: .move
+        case .drop: .drop
+        case .counterIncrement: .counterIncrement
+        case .counterState: .counterState
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// The first byte of every message body: which message follows.
+///
+/// Kinds `0x01...0x1F` control a link and are never sequenced. Kinds `0x20...0x3F` are the application's commands;
+/// on the reliable channel each one consumes the next sequence number (see `ack`).
+public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
+    // MARK: Link control
+    /// Opens a link: protocol version, peer id, names, capabilities.
+    case hello = 0x01
+    /// Accepts an invitation and agrees the datagram link token.
+    case accept = 0x02
+    /// Declines an invitation, with a reason.
+    case decline = 0x03
+    /// Invites the receiver into the session, with context bytes and a timeout.
+    case invitation = 0x04
+    /// Asks for a `pong` carrying the same nonce and timestamp.
+    case ping = 0x05
+    /// Answers a `ping`.
+    case pong = 0x06
+    /// Closes the link on purpose, with a reason.
+    case bye = 0x07
+    /// Acknowledges every sequenced message up to a sequence number.
+    case ack = 0x08
+
+    // MARK: Application commands
+    /// The original apps' greeting: the sender's name.
+    case handshake = 0x20
+    /// Proposes a player index.
+    case negotiate = 0x21
+    /// Confirms a player index.
+    case negotiateConfirm = 0x22
+    /// The player index of every peer.
+    case layout = 0x23
+    /// Picks a bubble up.
+    case pickUp = 0x24
+    /// Moves a held bubble.
+    case move = 0x25
+    /// Drops a bubble at its final position.
+    case drop = 0x26
+    /// Adds to the sender's counter.
+    case counterIncrement = 0x27
+    /// Every counter the sender knows, per peer, for merging.
+    case counterState = 0x28
+
+    /// Whether messages of this kind take a sequence number on the reliable channel.
+    public var isSequenced: Bool { rawValue >= 0x20 }
+}

@@ -1,0 +1,111 @@
+/// The invitee's yes: the token that tags datagrams on this link, and where to send them.
+public struct Accept: Hashable, Sendable {
+    /// Random 64-bit token carried by every datagram of the link, both ways.
+    public var linkToken: UInt64
+    /// UDP port the accepter receives datagrams on; 0 when it has none.
+    public var datagramPort: UInt16
+
+    /// Creates an accept.
+    public init(linkToken: UInt64, datagramPort: UInt16) {
+        self.linkToken = linkToken
+        self.datagramPort = datagramPort
+    }
+}
+
+/// An invitation into the sender's session.
+public struct Invitation: Hashable, Sendable {
+    /// Opaque bytes for the invitee's policy, at most `Wire.maxInvitationContextLength`.
+    public var context: [UInt8]
+    /// How long the inviter waits for an answer, in milliseconds.
+    public var timeoutMilliseconds: UInt32
+
+    /// Creates an invitation.
+    public init(context: [UInt8] = [], timeoutMilliseconds: UInt32 = 30_000) {
+        self.context = context
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+}
+
+/// The body of `ping` and of the `pong` that echoes it.
+public struct Ping: Hashable, Sendable {
+    /// Chosen by the pinger; echoed unchanged.
+    public var nonce: UInt32
+    /// The pinger's clock when sending, in microseconds; echoed unchanged.
+    public var timestamp: UInt64
+
+    /// Creates a ping body.
+    public init(nonce: UInt32, timestamp: UInt64) {
+        self.nonce = nonce
+        self.timestamp = timestamp
+    }
+}
+
+/// A bubble moved by its holder.
+public struct Move: Hashable, Sendable {
+    /// Which bubble.
+    public var view: UInt8
+    /// New centre, shared coordinate space; finite.
+    public var x: Float
+    /// New centre, shared coordinate space; finite.
+    public var y: Float
+    /// Per-bubble sequence number, compared with serial-number arithmetic (RFC 1982) so that it wraps.
+    public var sequence: UInt16
+
+    /// Creates a move.
+    public init(view: UInt8, x: Float, y: Float, sequence: UInt16) {
+        self.view = view
+        self.x = x
+        self.y = y
+        self.sequence = sequence
+    }
+
+    /// Whether sequence `a` is newer than `b` in 16-bit serial-number arithmetic.
+    public static func isNewer(_ a: UInt16, than b: UInt16) -> Bool {
+        a != b && (a &- b) < 0x8000
+    }
+}
+
+/// A bubble released at its final position.
+public struct Drop: Hashable, Sendable {
+    /// Which bubble.
+    public var view: UInt8
+    /// Final centre; finite.
+    public var x: Float
+    /// Final centre; finite.
+    public var y: Float
+
+    /// Creates a drop.
+    public init(view: UInt8, x: Float, y: Float) {
+        self.view = view
+        self.x = x
+        self.y = y
+    }
+}
+
+/// One peer's player index in a `layout`.
+public struct LayoutEntry: Hashable, Sendable {
+    /// The peer.
+    public var peerID: PeerID
+    /// Its index, 0-based.
+    public var playerIndex: UInt8
+
+    /// Creates an entry.
+    public init(peerID: PeerID, playerIndex: UInt8) {
+        self.peerID = peerID
+        self.playerIndex = playerIndex
+    }
+}
+
+/// One peer's counter in a `counterState`.
+public struct CounterEntry: Hashable, Sendable {
+    /// Whose presses.
+    public var peerID: PeerID
+    /// How many, in total.
+    public var count: UInt64
+
+    /// Creates an entry.
+    public init(peerID: PeerID, count: UInt64) {
+        self.peerID = peerID
+        self.count = count
+    }
+}

@@ -1,0 +1,69 @@
+/// Why an invitation or a hello was declined.
+///
+/// Unknown values received from newer peers are kept as they are.
+public struct DeclineReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The reason's wire value.
+    public var rawValue: UInt8
+    /// Wraps a wire value.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// No reason given.
+    public static let unspecified = DeclineReason(rawValue: 0)
+    /// The invitee's policy or user said no.
+    public static let rejected = DeclineReason(rawValue: 1)
+    /// The session already holds its maximum number of peers.
+    public static let full = DeclineReason(rawValue: 2)
+    /// Nobody decided before the invitation's timeout.
+    public static let timedOut = DeclineReason(rawValue: 3)
+    /// The peers speak incompatible protocol versions.
+    public static let versionMismatch = DeclineReason(rawValue: 4)
+    /// The peers belong to different sessions.
+    public static let wrongSession = DeclineReason(rawValue: 5)
+    /// Another link to the same peer won the simultaneous-connect tie-break.
+    public static let duplicateLink = DeclineReason(rawValue: 6)
+    /// Authentication failed (reserved for the pre-shared-secret handshake).
+    public static let authenticationFailed = DeclineReason(rawValue: 7)
+
+    public var description: String {
+        switch self {
+        case .unspecified: "unspecified"
+        case .rejected: "rejected"
+        case .full: "full"
+        case .timedOut: "timedOut"
+        case .versionMismatch: "versionMismatch"
+        case .wrongSession: "wrongSession"
+        case .duplicateLink: "duplicateLink"
+        case .authenticationFailed: "authenticationFailed"
+        default: "reason(\(rawValue))"
+        }
+    }
+}
+
+/// Why a link was closed on purpose.
+///
+/// Unknown values received from newer peers are kept as they are.
+public struct ByeReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The reason's wire value.
+    public var rawValue: UInt8
+    /// Wraps a wire value.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// No reason given.
+    public static let unspecified = ByeReason(rawValue: 0)
+    /// The sender is leaving the session (for example, shutting down).
+    public static let leaving = ByeReason(rawValue: 1)
+    /// The link is replaced by another link to the same peer.
+    public static let replaced = ByeReason(rawValue: 2)
+    /// The sender received something it could not accept.
+    public static let protocolError = ByeReason(rawValue: 3)
+
+    public var description: String {
+        switch self {
+        case .unspecified: "unspecified"
+        case .leaving: "leaving"
+        case .replaced: "replaced"
+        case .protocolError: "protocolError"
+        default: "reason(\(rawValue))"
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Testing
+import WireCodec
+
+@Suite("Datagram")
+struct DatagramTests {
+    @Test("the spec's datagram, both ways")
+    func golden() throws {
+        #expect(hex(try GoldenVectors.datagram.encode()) == GoldenVectors.datagramHex)
+        #expect(try Datagram.decode(bytes(hex: GoldenVectors.datagramHex)) == GoldenVectors.datagram)
+    }
+
+    @Test("the builder stops at 1200 bytes and says so")
+    func fills() throws {
+        var builder = DatagramBuilder(header: DatagramHeader(linkToken: 1, sequence: UInt32.max))
+        var count = 0
+        while try builder.append(.move(Move(view: 0, x: 1, y: 1, sequence: UInt16(count)))) { count += 1 }
+        let bytes = try builder.finish()
+        #expect(bytes.count <= Wire.maxDatagramLength)
+        #expect(bytes.count + 13 > Wire.maxDatagramLength)
+        #expect(count == (Wire.maxDatagramLength - 8 - 5) / 13)
+        #expect(try Datagram.decode(bytes).messages.count == count)
+    }
+
+    @Test("a datagram's messages are read one at a time")
+    func reader() throws {
+        let bytes = try GoldenVectors.datagram.encode()
+        try bytes.withUnsafeBytes { raw in
+            var reader = try DatagramReader(raw)
+            #expect(reader.header.sequence == 5)
+            #expect(try reader.next() == GoldenVectors.datagram.messages[0])
+            #expect(try reader.next() == GoldenVectors.datagram.messages[1])
+            #expect(try reader.next() == nil)
+        }
+    }
+
+    @Test("malformed datagrams are rejected whole")
+    func malformed() throws {
+        let good = try GoldenVectors.datagram.encode()
+        let decode = { (bytes: [UInt8]) in errorCode { () throws(WireError) in try Datagram.decode(bytes) } }
+        #expect(decode(Array(good.prefix(9))) == .emptyDatagram)
+        #expect(decode(Array(good.prefix(7))) == .truncated)
+        #expect(decode(Array(good.dropLast())) == .truncated)
+        #expect(decode(good + [0x00]) == .truncated)
+        #expect(decode(good + [0x01, 0x77]) == .unknownKind)
+        #expect(decode(good + [UInt8](repeating: 0x02, count: 1200)) == .datagramTooLarge)
+        var badSequence = good
+        badSequence[8] = 0x80  // sequence continues into the frame length: 0x0c → 1548, 2 bytes
+        #expect(decode(badSequence) != nil)
+        #expect(
+            errorCode { () throws(WireError) in
+                try Datagram(header: DatagramHeader(linkToken: 1, sequence: 1), messages: []).encode()
+            } == .emptyDatagram)
+    }
+
+    @Test("an error inside a datagram reports its offset in the datagram")
+    func errorOffset() throws {
+        let good = try GoldenVectors.datagram.encode()
+        do {
+            _ = try Datagram.decode(good + [0x01, 0x77])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.offset == good.count + 1)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import WireCodec
+
+/// The golden vectors of `docs/wire-format.md`: one framed message of every kind, and one datagram.
+enum GoldenVectors {
+    static let alice = PeerID(0x0123_4567_89AB_CDEF)
+    static let bob = PeerID(0xFEDC_BA98_7654_3210)
+
+    /// Name as in the spec's table, the message, and its stream frame in hex.
+    static let frames: [(name: String, message: Message, hex: String)] = [
+        (
+            "hello",
+            .hello(
+                Hello(
+                    peerID: alice, capabilities: [.datagrams, .resume], displayName: "alice",
+                    sessionName: "default")),
+            "1a 01 01 ef cd ab 89 67 45 23 01 03 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 00"
+        ),
+        (
+            "hello+extension",
+            .hello(
+                Hello(
+                    peerID: bob, capabilities: [.datagrams, .resume, .authentication], displayName: "bob",
+                    sessionName: "default",
+                    extensions: [HelloExtension(type: HelloExtension.authenticationType, value: [0xA1, 0xB2, 0xC3])])),
+            "1d 01 01 10 32 54 76 98 ba dc fe 07 03 62 6f 62 07 64 65 66 61 75 6c 74 01 01 03 a1 b2 c3"
+        ),
+        (
+            "accept", .accept(Accept(linkToken: 0x1122_3344_5566_7788, datagramPort: 47_000)),
+            "0c 02 88 77 66 55 44 33 22 11 98 ef 02"
+        ),
+        ("decline", .decline(.full), "02 03 02"),
+        (
+            "invitation", .invitation(Invitation(context: Array("cafe".utf8), timeoutMilliseconds: 30_000)),
+            "09 04 04 63 61 66 65 b0 ea 01"
+        ),
+        ("ping", .ping(Ping(nonce: 7, timestamp: 1_000_000)), "05 05 07 c0 84 3d"),
+        ("pong", .pong(Ping(nonce: 7, timestamp: 1_000_000)), "05 06 07 c0 84 3d"),
+        ("bye", .bye(.leaving), "02 07 01"),
+        ("ack", .ack(sequence: 300), "03 08 ac 02"),
+        ("handshake", .handshake(peerName: "alice"), "07 20 05 61 6c 69 63 65"),
+        ("negotiate", .negotiate(playerIndex: 1, timestamp: 1_700_000_000_000), "08 21 01 80 d0 95 ff bc 31"),
+        ("negotiateConfirm", .negotiateConfirm(playerIndex: 1), "02 22 01"),
+        (
+            "layout",
+            .layout([LayoutEntry(peerID: alice, playerIndex: 0), LayoutEntry(peerID: bob, playerIndex: 1)]),
+            "14 23 02 ef cd ab 89 67 45 23 01 00 10 32 54 76 98 ba dc fe 01"
+        ),
+        ("pickUp", .pickUp(view: 2), "02 24 02"),
+        ("move", .move(Move(view: 1, x: 100.5, y: -20.25, sequence: 258)), "0c 25 01 00 00 c9 42 00 00 a2 c1 02 01"),
+        ("drop", .drop(Drop(view: 1, x: 160, y: 240)), "0a 26 01 00 00 20 43 00 00 70 43"),
+        ("counterIncrement", .counterIncrement(delta: 1), "02 27 01"),
+        ("counterIncrement+max", .counterIncrement(delta: Wire.maxIncrementDelta), "03 27 ff 7f"),
+        (
+            "counterState",
+            .counterState([CounterEntry(peerID: alice, count: 42), CounterEntry(peerID: bob, count: 1000)]),
+            "15 28 02 ef cd ab 89 67 45 23 01 2a 10 32 54 76 98 ba dc fe e8 07"
+        ),
+    ]
+
+    /// The spec's datagram: two moves of bubble 0 after a header with token 0x1122334455667788 and sequence 5.
+    static let datagram = Datagram(
+        header: DatagramHeader(linkToken: 0x1122_3344_5566_7788, sequence: 5),
+        messages: [
+            .move(Move(view: 0, x: 1, y: 2, sequence: 9)),
+            .move(Move(view: 0, x: 1.5, y: 2.5, sequence: 10)),
+        ]
+    )
+    static let datagramHex =
+        "88 77 66 55 44 33 22 11 05 0c 25 00 00 00 80 3f 00 00 00 40 09 00 0c 25 00 00 00 c0 3f 00 00 20 40 0a 00"
+}

@@ -1,0 +1,68 @@
+import Testing
+import WireCodec
+
+@Suite("Message")
+struct MessageTests {
+    @Test("every kind is covered by the samples and the golden vectors")
+    func everyKindCovered() {
+        #expect(Set(oneOfEveryKind.map(\.kind)) == Set(MessageKind.allCases))
+        #expect(Set(GoldenVectors.frames.map(\.message.kind)) == Set(MessageKind.allCases))
+    }
+
+    @Test("round trip of every kind", arguments: oneOfEveryKind)
+    func roundTrip(message: Message) throws {
+        let frame = try StreamFraming.encode(message)
+        #expect(try StreamFraming.frameSize(of: message) == frame.count)
+        #expect(try decodeWholeFrame(frame) == message)
+    }
+
+    @Test(
+        "golden vectors encode to the spec's bytes",
+        arguments: GoldenVectors.frames.map { ($0.name, $0.message, $0.hex) })
+    func goldenEncode(name: String, message: Message, expected: String) throws {
+        #expect(hex(try StreamFraming.encode(message)) == expected, "\(name)")
+    }
+
+    @Test(
+        "golden vectors decode to the spec's messages",
+        arguments: GoldenVectors.frames.map { ($0.name, $0.message, $0.hex) })
+    func goldenDecode(name: String, message: Message, frame: String) throws {
+        #expect(try decodeWholeFrame(bytes(hex: frame)) == message, "\(name)")
+    }
+
+    @Test("a framed move is 13 bytes and a framed increment at most 4")
+    func compactSizes() throws {
+        let move = Message.move(Move(view: 255, x: .greatestFiniteMagnitude, y: -1, sequence: .max))
+        #expect(try StreamFraming.frameSize(of: move) == 13)
+        for delta in [Wire.minIncrementDelta, 127, 128, Wire.maxIncrementDelta] {
+            #expect(try StreamFraming.frameSize(of: .counterIncrement(delta: delta)) <= 4)
+        }
+        #expect(try StreamFraming.frameSize(of: .counterIncrement(delta: 127)) == 3)
+    }
+
+    @Test("link-control kinds are unsequenced and commands sequenced")
+    func sequencedKinds() {
+        for kind in MessageKind.allCases {
+            #expect(kind.isSequenced == (kind.rawValue >= 0x20 && kind.rawValue <= 0x3F))
+        }
+    }
+
+    @Test("encoding into caller-owned memory writes the same bytes as into an array")
+    func encodeIntoRawMemory() throws {
+        for message in oneOfEveryKind {
+            let expected = try StreamFraming.encode(message)
+            var raw = [UInt8](repeating: 0xEE, count: expected.count + 5)
+            let written = try raw.withUnsafeMutableBytes { try StreamFraming.encode(message, into: $0) }
+            #expect(written == expected.count)
+            #expect(Array(raw[..<written]) == expected)
+            #expect(raw[written...].allSatisfy { $0 == 0xEE })
+        }
+    }
+
+    @Test("appending frames keeps what the buffer held")
+    func appendKeepsPrefix() throws {
+        var buffer: [UInt8] = [1, 2, 3]
+        try StreamFraming.encode(.pickUp(view: 1), into: &buffer)
+        #expect(buffer == [1, 2, 3, 0x02, 0x24, 0x01])
+    }
+}

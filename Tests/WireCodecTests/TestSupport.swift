@@ -1,0 +1,56 @@
+import WireCodec
+
+/// Bytes from the spec's hex notation ("0c 25 01").
+func bytes(hex: String) -> [UInt8] {
+    hex.split(separator: " ").map { UInt8($0, radix: 16)! }
+}
+
+/// The spec's hex notation of bytes.
+func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+}
+
+/// Decodes one whole frame that must fill `frame` exactly.
+func decodeWholeFrame(_ frame: [UInt8], limits: WireLimits = .default) throws(WireError) -> Message? {
+    let result: Result<(message: Message, length: Int)?, WireError> = frame.withUnsafeBytes { raw in
+        Result { () throws(WireError) in try StreamFraming.decodeFrame(raw, limits: limits) }
+    }
+    guard let decoded = try result.get() else { return nil }
+    precondition(decoded.length == frame.count, "frame has \(frame.count - decoded.length) bytes left over")
+    return decoded.message
+}
+
+/// The error code a throwing expression ends in, or nil when it does not throw.
+func errorCode<T>(_ body: () throws(WireError) -> T) -> WireError.Code? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error.code
+    }
+}
+
+/// One message of every kind, with values away from the golden vectors' so both are exercised.
+let oneOfEveryKind: [Message] = [
+    .hello(
+        Hello(
+            protocolVersion: 7, peerID: PeerID(42), capabilities: Capabilities(rawValue: 0xFFFF_FFFF),
+            displayName: "Zoë's 🖥️", sessionName: "", extensions: [HelloExtension(type: 65535, value: [])])),
+    .accept(Accept(linkToken: .max, datagramPort: 0)),
+    .decline(DeclineReason(rawValue: 200)),
+    .invitation(
+        Invitation(context: [UInt8](repeating: 0xAB, count: Wire.maxInvitationContextLength), timeoutMilliseconds: 0)),
+    .ping(Ping(nonce: .max, timestamp: .max)),
+    .pong(Ping(nonce: 0, timestamp: 0)),
+    .bye(.protocolError),
+    .ack(sequence: .max),
+    .handshake(peerName: String(repeating: "x", count: Wire.maxNameLength)),
+    .negotiate(playerIndex: 255, timestamp: 0),
+    .negotiateConfirm(playerIndex: 0),
+    .layout([]),
+    .pickUp(view: 255),
+    .move(Move(view: 0, x: -.greatestFiniteMagnitude, y: .leastNonzeroMagnitude, sequence: .max)),
+    .drop(Drop(view: 2, x: -0.0, y: 1e30)),
+    .counterIncrement(delta: 127),
+    .counterState((0..<Wire.maxListEntries).map { CounterEntry(peerID: PeerID(UInt64($0)), count: UInt64($0) << 50) }),
+]
