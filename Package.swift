@@ -11,13 +11,24 @@ let package = Package(
         .executable(name: "session-client", targets: ["session-client"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1")
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // The binary codec every other layer speaks. Dependency-free on purpose.
         .target(name: "WireCodec"),
+        // libavahi-client, wrapped only by AvahiDiscovery.
+        .systemLibrary(
+            name: "CAvahi",
+            pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
         // mDNS/DNS-SD through the Avahi daemon.
-        .target(name: "AvahiDiscovery"),
+        .target(
+            name: "AvahiDiscovery",
+            dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")]
+        ),
         // Sessions, links and channels.
         .target(name: "LanSession", dependencies: ["WireCodec", "AvahiDiscovery"]),
         .executableTarget(name: "sessiond", dependencies: ["LanSession"]),
@@ -30,6 +41,22 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LanSessionTests", dependencies: ["LanSession"]),
+        // Publishes or browses from inside a test host; driven by AvahiDiscoveryTests.
+        .executableTarget(
+            name: "dnssd-probe",
+            dependencies: [
+                "AvahiDiscovery",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/DNSSDProbe"
+        ),
+        // Creates and removes test hosts (network namespaces with their own avahi-daemon) through scripts/testnet.
+        .target(name: "TestHostSupport", path: "Tests/TestHostSupport"),
+        .testTarget(
+            name: "AvahiDiscoveryTests",
+            dependencies: ["AvahiDiscovery", "TestHostSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

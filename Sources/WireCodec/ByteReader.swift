@@ -2,23 +2,28 @@
 ///
 /// Never traps and never allocates, except for the string and bytes fields it returns, whose size is checked against
 /// their limit before anything is allocated.
+@usableFromInline
 struct ByteReader: ~Copyable {
-    private let bytes: UnsafeRawBufferPointer
-    private(set) var offset: Int
+    @usableFromInline let bytes: UnsafeRawBufferPointer
+    @usableFromInline var offset: Int
 
+    @inlinable
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
         self.offset = 0
     }
 
+    @inlinable
     var isAtEnd: Bool { offset == bytes.count }
+    @inlinable
     var remaining: Int { bytes.count - offset }
 
+    @usableFromInline
     func error(_ code: WireError.Code, _ detail: String, at offset: Int? = nil) -> WireError {
         WireError(code, offset: offset ?? self.offset, detail: detail)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func readByte(_ field: StaticString) throws(WireError) -> UInt8 {
         guard offset < bytes.count else { throw error(.truncated, "\(field)") }
         let value = bytes[offset]
@@ -30,7 +35,7 @@ struct ByteReader: ~Copyable {
     ///
     /// Rejects encodings that are not the shortest (a last byte of zero after the first) and values that need more
     /// bits than the field has, both as `overlongVarint`.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func readVarint(_ field: StaticString, max: UInt64) throws(WireError) -> UInt64 {
         let start = offset
         guard offset < bytes.count else { throw error(.truncated, "\(field)") }
@@ -64,7 +69,7 @@ struct ByteReader: ~Copyable {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func readUInt16LE(_ field: StaticString) throws(WireError) -> UInt16 {
         guard remaining >= 2 else { throw error(.truncated, "\(field)") }
         let value = bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)
@@ -72,7 +77,7 @@ struct ByteReader: ~Copyable {
         return UInt16(littleEndian: value)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func readUInt64LE(_ field: StaticString) throws(WireError) -> UInt64 {
         guard remaining >= 8 else { throw error(.truncated, "\(field)") }
         let value = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
@@ -81,7 +86,7 @@ struct ByteReader: ~Copyable {
     }
 
     /// Reads an IEEE 754 binary32, little-endian, that must be finite.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func readCoordinate(_ field: StaticString) throws(WireError) -> Float {
         guard remaining >= 4 else { throw error(.truncated, "\(field)") }
         let bits = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
@@ -92,6 +97,7 @@ struct ByteReader: ~Copyable {
     }
 
     /// Reads a varint length and that many bytes, refusing lengths above `maxLength` before allocating.
+    @inlinable
     mutating func readBytes(_ field: StaticString, maxLength: Int) throws(WireError) -> [UInt8] {
         let start = offset
         let length = Int(try readVarint(field, max: UInt64(UInt32.max)))
@@ -105,6 +111,7 @@ struct ByteReader: ~Copyable {
     }
 
     /// Reads a varint length and that many bytes of UTF-8.
+    @inlinable
     mutating func readString(_ field: StaticString, maxLength: Int) throws(WireError) -> String {
         let start = offset
         let length = Int(try readVarint(field, max: UInt64(UInt32.max)))
@@ -113,14 +120,15 @@ struct ByteReader: ~Copyable {
         }
         guard remaining >= length else { throw error(.truncated, "\(field)") }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
-        guard let value = String(validating: slice.bindMemory(to: UInt8.self), as: UTF8.self) else {
-            throw error(.invalidUTF8, "\(field)")
-        }
+        // Decoding replaces ill-formed sequences with U+FFFD, so the bytes come back unchanged only if valid.
+        let value = String(decoding: slice, as: UTF8.self)
+        guard value.utf8.elementsEqual(slice) else { throw error(.invalidUTF8, "\(field)") }
         offset += length
         return value
     }
 
     /// Reads a list count, refusing counts above `maxEntries` or above what the remaining bytes can hold.
+    @inlinable
     mutating func readCount(_ field: StaticString, maxEntries: Int, minEntryLength: Int) throws(WireError) -> Int {
         let start = offset
         let count = Int(try readVarint(field, max: UInt64(UInt32.max)))

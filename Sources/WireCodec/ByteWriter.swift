@@ -1,27 +1,29 @@
 /// Writes wire fields into memory whose size was computed beforehand by the matching `size` functions.
+@usableFromInline
 struct ByteWriter: ~Copyable {
-    private let bytes: UnsafeMutableRawBufferPointer
-    private(set) var offset: Int
+    @usableFromInline let bytes: UnsafeMutableRawBufferPointer
+    @usableFromInline var offset: Int
 
+    @inlinable
     init(_ bytes: UnsafeMutableRawBufferPointer) {
         self.bytes = bytes
         self.offset = 0
     }
 
     /// Bytes a value takes as an unsigned LEB128 varint.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func varintSize(_ value: UInt64) -> Int {
         value < 0x80 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func write(_ byte: UInt8) {
         precondition(offset < bytes.count, "ByteWriter overflow")
         bytes[offset] = byte
         offset += 1
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func writeVarint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
@@ -31,27 +33,28 @@ struct ByteWriter: ~Copyable {
         write(UInt8(value))
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func writeUInt16LE(_ value: UInt16) {
         precondition(bytes.count - offset >= 2, "ByteWriter overflow")
         bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt16.self)
         offset += 2
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func writeUInt64LE(_ value: UInt64) {
         precondition(bytes.count - offset >= 8, "ByteWriter overflow")
         bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
         offset += 8
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func writeFloat(_ value: Float) {
         precondition(bytes.count - offset >= 4, "ByteWriter overflow")
         bytes.storeBytes(of: value.bitPattern.littleEndian, toByteOffset: offset, as: UInt32.self)
         offset += 4
     }
 
+    @inlinable
     mutating func writeBytes(_ value: some Collection<UInt8>) {
         writeVarint(UInt64(value.count))
         precondition(bytes.count - offset >= value.count, "ByteWriter overflow")
@@ -61,6 +64,7 @@ struct ByteWriter: ~Copyable {
         }
     }
 
+    @inlinable
     mutating func writeString(_ value: String) {
         writeBytes(value.utf8)
     }

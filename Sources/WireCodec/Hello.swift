@@ -14,6 +14,7 @@ public struct Hello: Hashable, Sendable {
     public var extensions: [HelloExtension]
 
     /// Creates a hello.
+    @inlinable
     public init(
         protocolVersion: UInt32 = Wire.protocolVersion, peerID: PeerID, capabilities: Capabilities = [],
         displayName: String, sessionName: String, extensions: [HelloExtension] = []
@@ -30,6 +31,7 @@ public struct Hello: Hashable, Sendable {
 /// Capability flags announced in `hello`. Unknown bits are kept.
 public struct Capabilities: OptionSet, Hashable, Sendable {
     public var rawValue: UInt32
+    @inlinable
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// The sender listens for datagrams (the unreliable channel).
@@ -48,6 +50,7 @@ public struct HelloExtension: Hashable, Sendable {
     public var value: [UInt8]
 
     /// Creates an extension value.
+    @inlinable
     public init(type: UInt16, value: [UInt8]) {
         self.type = type
         self.value = value

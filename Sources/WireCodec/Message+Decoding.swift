@@ -1,5 +1,6 @@
 extension Message {
     /// Decodes exactly one message body (kind byte and fields) that fills `body` completely.
+    @inlinable
     public static func decode(body: UnsafeRawBufferPointer) throws(WireError) -> Message {
         var reader = ByteReader(body)
         let message = try read(from: &reader)
@@ -17,6 +18,7 @@ extension Message {
         return try result.get()
     }
 
+    @inlinable
     static func read(from reader: inout ByteReader) throws(WireError) -> Message {
         let kindOffset = reader.offset
         let kindByte = try reader.readByte("kind")

@@ -1,5 +1,6 @@
 extension Message {
     /// Size of the message body (kind byte and fields) in bytes, after checking every field against its limit.
+    @inlinable
     public func bodySize() throws(WireError) -> Int {
         func string(_ value: String, _ field: String) throws(WireError) -> Int {
             let length = value.utf8.count
@@ -91,6 +92,7 @@ extension Message {
     }
 
     /// Writes the body; `writer` has room for exactly `bodySize()` more bytes, which was checked.
+    @inlinable
     func writeBody(to writer: inout ByteWriter) {
         writer.write(kind.rawValue)
         switch self {

@@ -36,6 +36,7 @@ public enum Message: Hashable, Sendable {
     case counterState([CounterEntry])
 
     /// The message's kind byte.
+    @inlinable
     public var kind: MessageKind {
         switch self {
         case .hello: .hello

@@ -42,5 +42,6 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     case counterState = 0x28
 
     /// Whether messages of this kind take a sequence number on the reliable channel.
+    @inlinable
     public var isSequenced: Bool { rawValue >= 0x20 }
 }

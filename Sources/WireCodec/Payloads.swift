@@ -6,6 +6,7 @@ public struct Accept: Hashable, Sendable {
     public var datagramPort: UInt16
 
     /// Creates an accept.
+    @inlinable
     public init(linkToken: UInt64, datagramPort: UInt16) {
         self.linkToken = linkToken
         self.datagramPort = datagramPort
@@ -20,6 +21,7 @@ public struct Invitation: Hashable, Sendable {
     public var timeoutMilliseconds: UInt32
 
     /// Creates an invitation.
+    @inlinable
     public init(context: [UInt8] = [], timeoutMilliseconds: UInt32 = 30_000) {
         self.context = context
         self.timeoutMilliseconds = timeoutMilliseconds
@@ -34,6 +36,7 @@ public struct Ping: Hashable, Sendable {
     public var timestamp: UInt64
 
     /// Creates a ping body.
+    @inlinable
     public init(nonce: UInt32, timestamp: UInt64) {
         self.nonce = nonce
         self.timestamp = timestamp
@@ -52,6 +55,7 @@ public struct Move: Hashable, Sendable {
     public var sequence: UInt16
 
     /// Creates a move.
+    @inlinable
     public init(view: UInt8, x: Float, y: Float, sequence: UInt16) {
         self.view = view
         self.x = x
@@ -75,6 +79,7 @@ public struct Drop: Hashable, Sendable {
     public var y: Float
 
     /// Creates a drop.
+    @inlinable
     public init(view: UInt8, x: Float, y: Float) {
         self.view = view
         self.x = x
@@ -90,6 +95,7 @@ public struct LayoutEntry: Hashable, Sendable {
     public var playerIndex: UInt8
 
     /// Creates an entry.
+    @inlinable
     public init(peerID: PeerID, playerIndex: UInt8) {
         self.peerID = peerID
         self.playerIndex = playerIndex
@@ -104,6 +110,7 @@ public struct CounterEntry: Hashable, Sendable {
     public var count: UInt64
 
     /// Creates an entry.
+    @inlinable
     public init(peerID: PeerID, count: UInt64) {
         self.peerID = peerID
         self.count = count

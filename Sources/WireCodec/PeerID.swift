@@ -4,9 +4,11 @@ public struct PeerID: RawRepresentable, Hashable, Comparable, Sendable, CustomSt
     public var rawValue: UInt64
 
     /// Wraps raw bits.
+    @inlinable
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// Wraps raw bits.
+    @inlinable
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
 
     /// Parses the 16-hex-digit form produced by ``description``.

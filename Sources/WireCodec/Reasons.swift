@@ -5,6 +5,7 @@ public struct DeclineReason: RawRepresentable, Hashable, Sendable, CustomStringC
     /// The reason's wire value.
     public var rawValue: UInt8
     /// Wraps a wire value.
+    @inlinable
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// No reason given.
@@ -46,6 +47,7 @@ public struct ByeReason: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The reason's wire value.
     public var rawValue: UInt8
     /// Wraps a wire value.
+    @inlinable
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// No reason given.

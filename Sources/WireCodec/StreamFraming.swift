@@ -1,6 +1,7 @@
 /// Length-prefixed framing for byte streams (TCP, RFCOMM): a varint body length, then the body.
 public enum StreamFraming {
     /// Bytes `message` takes as one frame, after checking its fields and the frame limit.
+    @inlinable
     public static func frameSize(of message: Message, limits: WireLimits = .default) throws(WireError) -> Int {
         let body = try checkedBodySize(of: message, limits: limits)
         return ByteWriter.varintSize(UInt64(body)) + body
@@ -10,7 +11,7 @@ public enum StreamFraming {
     ///
     /// `destination` must hold at least `frameSize(of:)` bytes; this is the allocation-free path for callers that own
     /// their buffers (for example a SwiftNIO `ByteBuffer`).
-    @discardableResult
+    @inlinable @discardableResult
     public static func encode(
         _ message: Message, into destination: UnsafeMutableRawBufferPointer, limits: WireLimits = .default
     ) throws(WireError) -> Int {
@@ -22,18 +23,28 @@ public enum StreamFraming {
     }
 
     /// Appends `message` as one frame to `buffer`.
+    @inlinable
     public static func encode(
         _ message: Message, into buffer: inout [UInt8], limits: WireLimits = .default
     ) throws(WireError) {
         let body = try checkedBodySize(of: message, limits: limits)
         let size = ByteWriter.varintSize(UInt64(body)) + body
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: size))
-        buffer.withUnsafeMutableBytes { raw in
-            write(message, bodySize: body, into: UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + size)]))
+        if size <= 64 {
+            // Small frames (every command of the original apps) are written on the stack and appended in one copy.
+            withUnsafeTemporaryAllocation(byteCount: size, alignment: 1) { scratch in
+                write(message, bodySize: body, into: scratch)
+                buffer.append(contentsOf: UnsafeRawBufferPointer(scratch))
+            }
+        } else {
+            let start = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: size))
+            buffer.withUnsafeMutableBytes { raw in
+                write(message, bodySize: body, into: UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + size)]))
+            }
         }
     }
 
+    @inlinable
     static func checkedBodySize(of message: Message, limits: WireLimits) throws(WireError) -> Int {
         let body = try message.bodySize()
         guard body <= limits.maxFrameLength else {
@@ -43,7 +54,7 @@ public enum StreamFraming {
         return body
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func write(_ message: Message, bodySize: Int, into frame: UnsafeMutableRawBufferPointer) {
         var writer = ByteWriter(frame)
         writer.writeVarint(UInt64(bodySize))
@@ -62,6 +73,7 @@ public enum StreamFraming {
     ///
     /// Returns the header length and the body length, or nil when more bytes are needed. Refuses a body length
     /// above the limit as soon as the header is complete, before any of the body is buffered.
+    @inlinable
     public static func decodeHeader(
         _ bytes: UnsafeRawBufferPointer, limits: WireLimits = .default
     ) throws(WireError) -> (headerLength: Int, bodyLength: Int)? {
@@ -97,6 +109,7 @@ public enum StreamFraming {
     ///
     /// Returns the message and the bytes the frame took, or nil when more bytes are needed. Error offsets count from
     /// the start of the frame.
+    @inlinable
     public static func decodeFrame(
         _ bytes: UnsafeRawBufferPointer, limits: WireLimits = .default
     ) throws(WireError) -> (message: Message, length: Int)? {

@@ -3,43 +3,43 @@
 /// `docs/wire-format.md` is the normative description; every number here appears there by name.
 public enum Wire {
     /// The protocol version this codec speaks, carried in `hello`.
-    public static let protocolVersion: UInt32 = 1
+    @inlinable public static var protocolVersion: UInt32 { 1 }
 
     /// Largest stream frame body (kind byte and fields) accepted by default, in bytes.
-    public static let defaultMaxFrameLength = 64 * 1024
+    @inlinable public static var defaultMaxFrameLength: Int { 64 * 1024 }
 
     /// Largest frame body limit a ``WireLimits`` may be configured with, in bytes.
     ///
     /// Its varint length header fits in ``maxFrameHeaderLength`` bytes.
-    public static let absoluteMaxFrameLength = 16 * 1024 * 1024
+    @inlinable public static var absoluteMaxFrameLength: Int { 16 * 1024 * 1024 }
 
     /// Longest stream frame header (the varint body length), in bytes.
-    public static let maxFrameHeaderLength = 4
+    @inlinable public static var maxFrameHeaderLength: Int { 4 }
 
     /// Largest UDP payload (datagram header and every frame in it), in bytes.
-    public static let maxDatagramLength = 1200
+    @inlinable public static var maxDatagramLength: Int { 1200 }
 
     /// Length of the fixed part of the datagram header (the link token), in bytes.
-    public static let linkTokenLength = 8
+    @inlinable public static var linkTokenLength: Int { 8 }
 
     /// Longest display name, session name or handshake peer name, in UTF-8 bytes.
-    public static let maxNameLength = 63
+    @inlinable public static var maxNameLength: Int { 63 }
 
     /// Longest invitation context, in bytes.
-    public static let maxInvitationContextLength = 1024
+    @inlinable public static var maxInvitationContextLength: Int { 1024 }
 
     /// Most entries in a `layout` or `counterState` list.
-    public static let maxListEntries = 128
+    @inlinable public static var maxListEntries: Int { 128 }
 
     /// Most extensions in a `hello`.
-    public static let maxHelloExtensions = 8
+    @inlinable public static var maxHelloExtensions: Int { 8 }
 
     /// Longest value of one `hello` extension, in bytes.
-    public static let maxHelloExtensionLength = 255
+    @inlinable public static var maxHelloExtensionLength: Int { 255 }
 
     /// Smallest `counterIncrement` delta.
-    public static let minIncrementDelta: UInt16 = 1
+    @inlinable public static var minIncrementDelta: UInt16 { 1 }
 
     /// Largest `counterIncrement` delta: the largest value whose varint takes two bytes.
-    public static let maxIncrementDelta: UInt16 = 16_383
+    @inlinable public static var maxIncrementDelta: UInt16 { 16_383 }
 }

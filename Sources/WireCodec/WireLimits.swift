@@ -4,9 +4,11 @@ public struct WireLimits: Hashable, Sendable {
     public let maxFrameLength: Int
 
     /// The limits used when none are given: 64 KiB frames.
-    public static let `default` = WireLimits()
+    @inlinable
+    public static var `default`: WireLimits { WireLimits() }
 
     /// Creates limits; `maxFrameLength` must be in `1...Wire.absoluteMaxFrameLength`.
+    @inlinable
     public init(maxFrameLength: Int = Wire.defaultMaxFrameLength) {
         precondition(
             (1...Wire.absoluteMaxFrameLength).contains(maxFrameLength),

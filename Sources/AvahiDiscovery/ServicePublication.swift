@@ -1,0 +1,228 @@
+import CAvahi
+import Logging
+
+/// A service registered with avahi-daemon until withdrawn.
+///
+/// Registration happens only while the daemon is running; on a name collision Avahi's alternative name is taken
+/// ("name #2"); after a daemon restart the service is registered again by itself.
+public final class ServicePublication: @unchecked Sendable {
+    /// Where the registration stands.
+    enum Phase {
+        case waiting
+        case registering
+        case established
+        case finished
+    }
+
+    /// Renames tried before giving up on a collision.
+    static let maxRenames = 32
+
+    private let connection: AvahiConnection
+    private let type: String
+    private let port: UInt16
+    // Guarded by the connection's lock.
+    private var txt: [String: String]
+    private var currentName: String
+    private var group: OpaquePointer?
+    private var phase = Phase.waiting
+    private var renames = 0
+    private var waiters: [CheckedContinuation<Result<String, AvahiError>, Never>] = []
+    private var finalError: AvahiError?
+
+    init(connection: AvahiConnection, description: ServiceDescription) {
+        self.connection = connection
+        self.type = description.type
+        self.port = description.port
+        self.txt = description.txt
+        self.currentName = description.name
+    }
+
+    /// The name the service is published under now (it differs from the requested one after a collision).
+    public var name: String { connection.locked { currentName } }
+
+    /// Whether the service is currently established on the network.
+    public var isEstablished: Bool { connection.locked { phase == .established } }
+
+    /// Waits until the service is established and returns its name; throws if registration failed for good.
+    public func established() async throws(AvahiError) -> String {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<String, AvahiError>, Never>) in
+            connection.locked {
+                if let finalError {
+                    continuation.resume(returning: .failure(finalError))
+                } else if phase == .established {
+                    continuation.resume(returning: .success(currentName))
+                } else {
+                    waiters.append(continuation)
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Replaces the TXT record in place, without withdrawing the service.
+    public func updateTXT(_ txt: [String: String]) async throws(AvahiError) {
+        let result: Result<Void, AvahiError> = await connection.onQueue {
+            self.connection.locked {
+                self.txt = txt
+                guard let group = self.group, self.phase == .registering || self.phase == .established else {
+                    return .success(())  // used at the next registration
+                }
+                let list = TXTRecord.makeStringList(txt)
+                defer { avahi_string_list_free(list) }
+                let code = avahi_entry_group_update_service_txt_strlst(
+                    group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0),
+                    self.currentName, self.type, nil, list)
+                guard code >= 0 else { return .failure(AvahiError(avahiErrno: code, operation: "updating TXT record")) }
+                return .success(())
+            }
+        }
+        try result.get()
+    }
+
+    /// Removes the service from the network. Idempotent.
+    public func withdraw() async {
+        await connection.onQueue {
+            self.connection.locked {
+                self.finish(with: AvahiError(.closed, message: "service \(self.currentName) withdrawn"))
+                self.connection.remove(self)
+            }
+        }
+    }
+
+    // MARK: - Driven by the connection, with the lock held
+
+    /// Adds and commits the service if the group is empty.
+    func register(with client: OpaquePointer) {
+        guard phase != .finished else { return }
+        if group == nil {
+            let userdata = Unmanaged.passUnretained(self).toOpaque()
+            guard let created = avahi_entry_group_new(client, entryGroupCallback, userdata) else {
+                fail(AvahiError(avahiErrno: avahi_client_errno(client), operation: "creating entry group"))
+                return
+            }
+            group = created
+        }
+        guard let group, avahi_entry_group_is_empty(group) != 0 else { return }
+        let list = TXTRecord.makeStringList(txt)
+        defer { avahi_string_list_free(list) }
+        while true {
+            let code = avahi_entry_group_add_service_strlst(
+                group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0),
+                currentName, type, nil, nil, port, list)
+            if code == Int32(AVAHI_ERR_COLLISION), renames < Self.maxRenames {
+                rename(reason: "a local service already has that name")
+                continue
+            }
+            guard code >= 0 else {
+                fail(AvahiError(avahiErrno: code, operation: "adding service \(currentName)"))
+                return
+            }
+            break
+        }
+        let code = avahi_entry_group_commit(group)
+        guard code >= 0 else {
+            fail(AvahiError(avahiErrno: code, operation: "committing service \(currentName)"))
+            return
+        }
+        phase = .registering
+    }
+
+    /// Empties the group until the daemon runs again.
+    func reset() {
+        guard phase != .finished else { return }
+        if let group { avahi_entry_group_reset(group) }
+        phase = .waiting
+    }
+
+    /// The client and with it the group are gone; register again when the daemon returns.
+    func connectionLost() {
+        guard phase != .finished else { return }
+        group = nil
+        phase = .waiting
+    }
+
+    /// Ends the publication: frees the group and fails every waiter with `error`.
+    func finish(with error: AvahiError) {
+        guard phase != .finished else { return }
+        if let group { avahi_entry_group_free(group) }
+        group = nil
+        phase = .finished
+        finalError = error
+        resumeWaiters(.failure(error))
+    }
+
+    fileprivate func groupStateChanged(_ group: OpaquePointer, _ state: AvahiEntryGroupState) {
+        guard phase != .finished, group == self.group else { return }
+        switch state {
+        case AVAHI_ENTRY_GROUP_ESTABLISHED:
+            connection.logger.info("published \(currentName) (\(type), port \(port))")
+            phase = .established
+            resumeWaiters(.success(currentName))
+        case AVAHI_ENTRY_GROUP_COLLISION:
+            guard renames < Self.maxRenames, let client = avahi_entry_group_get_client(group) else {
+                fail(
+                    AvahiError(
+                        .collision, avahiErrno: Int32(AVAHI_ERR_COLLISION), message: "no free name for \(currentName)"))
+                return
+            }
+            rename(reason: "another host publishes that name")
+            avahi_entry_group_reset(group)
+            register(with: client)
+        case AVAHI_ENTRY_GROUP_FAILURE:
+            let client = avahi_entry_group_get_client(group)
+            let code = client.map { avahi_client_errno($0) } ?? Int32(AVAHI_ERR_FAILURE)
+            fail(AvahiError(avahiErrno: code, operation: "publishing \(currentName)"))
+        case AVAHI_ENTRY_GROUP_UNCOMMITED, AVAHI_ENTRY_GROUP_REGISTERING:
+            break
+        default:
+            connection.logger.warning("entry group of \(currentName) entered unknown state \(state.rawValue)")
+        }
+    }
+
+    private func rename(reason: String) {
+        guard let alternative = avahi_alternative_service_name(currentName) else { return }
+        let newName = String(cString: alternative)
+        avahi_free(alternative)
+        connection.logger.notice("service name \(currentName) collided (\(reason)); renaming to \(newName)")
+        currentName = newName
+        renames += 1
+    }
+
+    private func fail(_ error: AvahiError) {
+        connection.logger.error("\(error)")
+        finish(with: error)
+        connection.remove(self)
+    }
+
+    private func resumeWaiters(_ result: Result<String, AvahiError>) {
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting { waiter.resume(returning: result) }
+    }
+}
+
+extension AvahiConnection {
+    /// Publishes a service and waits until it is established; returns the publication, whose name may differ from
+    /// the requested one after a collision.
+    public func publish(_ description: ServiceDescription) async throws(AvahiError) -> ServicePublication {
+        let publication = ServicePublication(connection: self, description: description)
+        let result: Result<Void, AvahiError> = await onQueue {
+            self.locked {
+                guard !self.isClosed else { return .failure(AvahiError(.closed, message: "connection closed")) }
+                self.add(publication)
+                if let client = self.runningClient { publication.register(with: client) }
+                return .success(())
+            }
+        }
+        try result.get()
+        _ = try await publication.established()
+        return publication
+    }
+}
+
+/// Avahi's entry group callback: forwards to the publication passed as userdata.
+private let entryGroupCallback: AvahiEntryGroupCallback = { group, state, userdata in
+    guard let group, let userdata else { return }
+    Unmanaged<ServicePublication>.fromOpaque(userdata).takeUnretainedValue().groupStateChanged(group, state)
+}

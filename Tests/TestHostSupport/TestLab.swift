@@ -1,0 +1,102 @@
+import Foundation
+
+/// A lab of test hosts made by `scripts/testnet`: network namespaces on one bridge, each with its own D-Bus and
+/// avahi-daemon. Remove it with ``down()`` on every exit path.
+public struct TestLab: Sendable {
+    /// Why a lab cannot be had here, if it cannot.
+    public static let unavailableReason: String? = {
+        if ProcessInfo.processInfo.environment["CI"] == "true" { return nil }  // under CI, fail loudly instead
+        return getuid() == 0 ? nil : "test hosts need root (network namespaces and avahi-daemon); run scripts/test as root"
+    }()
+
+    /// The package's root directory.
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let script = packageRoot.appendingPathComponent("scripts/testnet").path
+
+    /// Where the package's built executables are (next to the running test binary).
+    public static let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .path
+
+    /// The lab's name, unique per run.
+    public let name: String
+    /// How many hosts it has, numbered from 1.
+    public let hostCount: Int
+
+    /// Creates `count` hosts and waits until each one's avahi-daemon runs.
+    public static func up(_ count: Int, ttl: Int = 300) throws -> TestLab {
+        let result = try run([script, "up", "\(count)", "--ttl", "\(ttl)"], timeout: 60)
+        guard result.status == 0, let name = result.stdout.split(separator: "\n").last.map(String.init), !name.isEmpty
+        else {
+            throw TestLabError("scripts/testnet up \(count) failed (exit \(result.status)): \(result.stderr)")
+        }
+        return TestLab(name: name, hostCount: count)
+    }
+
+    /// Removes every namespace and process of the lab.
+    public func down() {
+        _ = try? Self.run([Self.script, "down", name], timeout: 30)
+    }
+
+    /// Host `host`'s IPv4 address.
+    public func address(_ host: Int) throws -> String {
+        let result = try Self.run([Self.script, "addr", name, "\(host)"], timeout: 10)
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Stops, starts or restarts host `host`'s avahi-daemon and waits until that is done.
+    public func avahi(_ host: Int, _ action: String) throws {
+        let result = try Self.run([Self.script, "avahi", name, "\(host)", action], timeout: 30)
+        guard result.status == 0 else { throw TestLabError("avahi \(action) on host \(host) failed: \(result.stderr)") }
+    }
+
+    /// Runs `command` inside host `host` to completion.
+    public func run(_ host: Int, _ command: [String], timeout: Double = 30) throws -> ProcessResult {
+        try Self.run([Self.script, "exec", name, "\(host)"] + command, timeout: timeout)
+    }
+
+    /// Starts `command` inside host `host`, its stdout read line by line.
+    public func spawn(_ host: Int, _ command: [String]) throws -> HostProcess {
+        try HostProcess(arguments: [Self.script, "exec", name, "\(host)"] + command)
+    }
+
+    /// Runs a command on this machine to completion, killing it after `timeout` seconds.
+    static func run(_ arguments: [String], timeout: Double) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        killer.cancel()
+        return ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// What a finished command printed and returned.
+public struct ProcessResult: Sendable {
+    /// Exit status.
+    public var status: Int32
+    /// Everything printed on stdout.
+    public var stdout: String
+    /// Everything printed on stderr.
+    public var stderr: String
+}
+
+/// Why the lab failed.
+public struct TestLabError: Error, CustomStringConvertible {
+    /// What failed.
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
