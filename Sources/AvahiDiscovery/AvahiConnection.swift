@@ -146,6 +146,7 @@ public final class AvahiConnection: @unchecked Sendable {
         }
         if avahi_client_get_state(client) == AVAHI_CLIENT_CONNECTING {
             avahi_client_free(client)
+            self.client = nil  // the state callback has already seen it
             return .failure(AvahiError(avahiErrno: Int32(AVAHI_ERR_NO_DAEMON), operation: "connecting to avahi-daemon"))
         }
         self.client = client
@@ -175,7 +176,7 @@ public final class AvahiConnection: @unchecked Sendable {
             stateValue = .collision
             for publication in publications.values { publication.reset() }
         case AVAHI_CLIENT_CONNECTING:
-            logger.info("waiting for avahi-daemon")
+            logger.debug("waiting for avahi-daemon")
             stateValue = .connecting
         case AVAHI_CLIENT_FAILURE:
             let code = avahi_client_errno(client)

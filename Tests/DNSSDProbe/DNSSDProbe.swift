@@ -8,6 +8,20 @@ import Logging
 /// Every line it prints on stdout is one JSON object with an "event" and "ms" (milliseconds since start).
 @main
 struct DNSSDProbe: AsyncParsableCommand {
+    static func main() async {
+        _ = started  // the clock of every "ms" field starts now
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "dnssd-probe",
         abstract: "Publish or browse DNS-SD services through avahi-daemon, printing JSON lines.",

@@ -63,25 +63,30 @@ public struct TestLab: Sendable {
 
     /// Runs a command on this machine to completion, killing it after `timeout` seconds.
     static func run(_ arguments: [String], timeout: Double) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let child = try ChildProcess(arguments)
+        close(child.stdin)
+        let killer = DispatchWorkItem { child.signal(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let errors = DispatchQueue.global()
+        let errorData = LockedData()
+        let group = DispatchGroup()
+        errors.async(group: group) { errorData.set(ChildProcess.readAll(child.stderr)) }
+        let out = ChildProcess.readAll(child.stdout)
+        group.wait()
+        let status = child.wait()
         killer.cancel()
         return ProcessResult(
-            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self))
+            status: status, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: errorData.get(), as: UTF8.self))
     }
+}
+
+/// Data handed from one thread to another.
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ value: Data) { lock.withLock { data = value } }
+    func get() -> Data { lock.withLock { data } }
 }
 
 /// What a finished command printed and returned.

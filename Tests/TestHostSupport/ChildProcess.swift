@@ -1,0 +1,137 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A child process started with posix_spawn, with pipes for stdin, stdout and stderr.
+///
+/// Foundation's `Process` is not used: inside the test runner, whose threads block most signals, it was seen not to
+/// notice its children's exit. Here the child starts with no signal blocked and default handlers, and its exit is
+/// collected with `waitpid` by pid.
+final class ChildProcess: @unchecked Sendable {
+    let pid: pid_t
+    let stdin: Int32
+    let stdout: Int32
+    let stderr: Int32
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+
+    init(_ arguments: [String]) throws {
+        var input: [Int32] = [-1, -1]
+        var output: [Int32] = [-1, -1]
+        var errors: [Int32] = [-1, -1]
+        guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else {
+            throw TestLabError("pipe: \(String(cString: strerror(errno)))")
+        }
+        // No child but this one may inherit these pipes: an inherited write end would keep a reader waiting.
+        for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
+        close(input[0])
+        close(output[1])
+        close(errors[1])
+        guard code == 0 else {
+            close(input[1])
+            close(output[0])
+            close(errors[0])
+            throw TestLabError("cannot start \(arguments[0]): \(String(cString: strerror(code)))")
+        }
+        self.pid = pid
+        self.stdin = input[1]
+        self.stdout = output[0]
+        self.stderr = errors[0]
+    }
+
+    deinit {
+        close(stdin)
+        close(stdout)
+        close(stderr)
+    }
+
+    /// Reads `fd` until end of file.
+    static func readAll(_ fd: Int32) -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count > 0 {
+                data.append(contentsOf: chunk[..<count])
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return data
+            }
+        }
+    }
+
+    /// Writes all of `data` to the child's stdin.
+    func write(_ data: Data) {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(stdin, raw.baseAddress! + offset, raw.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+
+    /// The exit status if the child has exited, collecting it; nil while it runs.
+    func poll() -> Int32? {
+        lock.withLock {
+            if let exitStatus { return exitStatus }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+            exitStatus = Self.decode(status)
+            return exitStatus
+        }
+    }
+
+    /// Waits for the child to exit and returns its status (128 + signal when killed by one).
+    func wait() -> Int32 {
+        while true {
+            if let status = poll() { return status }
+            usleep(5_000)
+        }
+    }
+
+    /// Sends `signal` if the child still runs.
+    func signal(_ signal: Int32) {
+        if poll() == nil { kill(pid, signal) }
+    }
+
+    /// SIGTERM, then SIGKILL after `grace` seconds, then waits.
+    func stop(grace: Double = 2) {
+        signal(SIGTERM)
+        let deadline = Date().addingTimeInterval(grace)
+        while poll() == nil && Date() < deadline { usleep(10_000) }
+        signal(SIGKILL)
+        _ = wait()
+    }
+
+    private static func decode(_ status: Int32) -> Int32 {
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+}
