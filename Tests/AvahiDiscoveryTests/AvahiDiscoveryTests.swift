@@ -27,7 +27,9 @@ struct AvahiDiscoveryTests {
 
     func publish(_ lab: TestLab, host: Int, name: String, port: Int, txt: [String]) throws -> HostProcess {
         try lab.spawn(
-            host, [Self.probe, "publish", "--name", name, "--type", Self.type, "--port", "\(port)"] + txt.flatMap { ["--txt", $0] })
+            host,
+            [Self.probe, "publish", "--name", name, "--type", Self.type, "--port", "\(port)"]
+                + txt.flatMap { ["--txt", $0] })
     }
 
     static func isFound(_ name: String) -> ([String: Any]) -> Bool {
@@ -71,8 +73,9 @@ struct AvahiDiscoveryTests {
             }
             #expect(removed != nil, "not removed within 2 s")
             let removedMs = Self.elapsed(since: withdrawStart)
-            print("measured: found \(Int(foundMs)) ms after publishing, TXT update seen after \(Int(updatedMs)) ms, "
-                + "removed \(Int(removedMs)) ms after withdrawing")
+            print(
+                "measured: found \(Int(foundMs)) ms after publishing, TXT update seen after \(Int(updatedMs)) ms, "
+                    + "removed \(Int(removedMs)) ms after withdrawing")
         }
     }
 
@@ -130,7 +133,8 @@ struct AvahiDiscoveryTests {
             #expect(found["txt"] as? [String: String] == ["k": "v", "flag": ""])
             #expect(found["port"] as? Int == 5555)
 
-            let ours = try publish(lab, host: 1, name: "ours", port: 6666, txt: ["peer=0123456789abcdef", "session=demo"])
+            let ours = try publish(
+                lab, host: 1, name: "ours", port: 6666, txt: ["peer=0123456789abcdef", "session=demo"])
             defer { ours.stop() }
             _ = try #require(await ours.waitFor(timeout: 5) { $0["event"] as? String == "established" })
             let listing = try lab.run(2, ["avahi-browse", "-rpt", Self.type], timeout: 10)

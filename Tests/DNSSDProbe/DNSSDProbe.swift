@@ -1,5 +1,5 @@
-import AvahiDiscovery
 import ArgumentParser
+import AvahiDiscovery
 import Foundation
 import Logging
 

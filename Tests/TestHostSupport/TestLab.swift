@@ -6,7 +6,8 @@ public struct TestLab: Sendable {
     /// Why a lab cannot be had here, if it cannot.
     public static let unavailableReason: String? = {
         if ProcessInfo.processInfo.environment["CI"] == "true" { return nil }  // under CI, fail loudly instead
-        return getuid() == 0 ? nil : "test hosts need root (network namespaces and avahi-daemon); run scripts/test as root"
+        return getuid() == 0
+            ? nil : "test hosts need root (network namespaces and avahi-daemon); run scripts/test as root"
     }()
 
     /// The package's root directory.

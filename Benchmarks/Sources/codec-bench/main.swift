@@ -11,13 +11,21 @@ struct BenchResult {
     var totalNanoseconds: Double { encodeNanoseconds + decodeNanoseconds }
 }
 
-let usage = "usage: codec-bench [--json]"
+let usage = "usage: codec-bench [--json] [--codec NAME]"
 
 var jsonOutput = false
-for argument in CommandLine.arguments.dropFirst() {
+var onlyCodec: String?
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
     switch argument {
     case "--json":
         jsonOutput = true
+    case "--codec":
+        guard let name = arguments.popFirst() else {
+            FileHandle.standardError.write(Data("codec-bench: --codec needs a name; \(usage)\n".utf8))
+            exit(2)
+        }
+        onlyCodec = name
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -37,7 +45,7 @@ let cases =
     + KeyedArchiverCodec.cases()
 
 var results: [BenchResult] = []
-for benchCase in cases {
+for benchCase in cases where onlyCodec == nil || benchCase.codec == onlyCodec {
     let encode = Timing.nanosecondsPerOperation(benchCase.encode)
     let decode = Timing.nanosecondsPerOperation(benchCase.decode)
     let result = BenchResult(
