@@ -4,8 +4,12 @@ public struct Hello: Hashable, Sendable {
     public var protocolVersion: UInt32
     /// The sender's identity.
     public var peerID: PeerID
+    /// Random per start of the sender's process: a new value tells the receiver that sequence numbers start over.
+    public var incarnation: UInt64
     /// What the sender supports beyond the base protocol.
     public var capabilities: Capabilities
+    /// UDP port the sender receives datagrams on; 0 when it has none.
+    public var datagramPort: UInt16
     /// The sender's display name, at most `Wire.maxNameLength` UTF-8 bytes.
     public var displayName: String
     /// The session the sender belongs to, at most `Wire.maxNameLength` UTF-8 bytes.
@@ -16,12 +20,15 @@ public struct Hello: Hashable, Sendable {
     /// Creates a hello.
     @inlinable
     public init(
-        protocolVersion: UInt32 = Wire.protocolVersion, peerID: PeerID, capabilities: Capabilities = [],
-        displayName: String, sessionName: String, extensions: [HelloExtension] = []
+        protocolVersion: UInt32 = Wire.protocolVersion, peerID: PeerID, incarnation: UInt64 = 0,
+        capabilities: Capabilities = [], datagramPort: UInt16 = 0, displayName: String, sessionName: String,
+        extensions: [HelloExtension] = []
     ) {
         self.protocolVersion = protocolVersion
         self.peerID = peerID
+        self.incarnation = incarnation
         self.capabilities = capabilities
+        self.datagramPort = datagramPort
         self.displayName = displayName
         self.sessionName = sessionName
         self.extensions = extensions

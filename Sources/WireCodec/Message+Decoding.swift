@@ -31,8 +31,10 @@ extension Message {
             let version = UInt32(try reader.readVarint("protocol version", max: UInt64(UInt32.max)))
             guard version >= 1 else { throw reader.error(.valueOutOfRange, "protocol version 0", at: versionOffset) }
             let peerID = PeerID(rawValue: try reader.readUInt64LE("peer id"))
+            let incarnation = try reader.readUInt64LE("incarnation")
             let capabilities = Capabilities(
                 rawValue: UInt32(try reader.readVarint("capabilities", max: UInt64(UInt32.max))))
+            let datagramPort = UInt16(try reader.readVarint("datagram port", max: UInt64(UInt16.max)))
             let displayName = try reader.readString("display name", maxLength: Wire.maxNameLength)
             let sessionName = try reader.readString("session name", maxLength: Wire.maxNameLength)
             let count = try reader.readCount("extensions", maxEntries: Wire.maxHelloExtensions, minEntryLength: 2)
@@ -45,12 +47,11 @@ extension Message {
             }
             return .hello(
                 Hello(
-                    protocolVersion: version, peerID: peerID, capabilities: capabilities, displayName: displayName,
-                    sessionName: sessionName, extensions: extensions))
+                    protocolVersion: version, peerID: peerID, incarnation: incarnation, capabilities: capabilities,
+                    datagramPort: datagramPort, displayName: displayName, sessionName: sessionName,
+                    extensions: extensions))
         case .accept:
-            let token = try reader.readUInt64LE("link token")
-            let port = UInt16(try reader.readVarint("datagram port", max: UInt64(UInt16.max)))
-            return .accept(Accept(linkToken: token, datagramPort: port))
+            return .accept(Accept(linkToken: try reader.readUInt64LE("link token")))
         case .decline:
             return .decline(DeclineReason(rawValue: try reader.readByte("decline reason")))
         case .invitation:
@@ -66,6 +67,10 @@ extension Message {
             return .bye(ByeReason(rawValue: try reader.readByte("bye reason")))
         case .ack:
             return .ack(sequence: try reader.readVarint("sequence", max: UInt64.max))
+        case .resume:
+            let received = try reader.readVarint("received", max: UInt64.max)
+            let next = try reader.readVarint("next sequence", max: UInt64.max)
+            return .resume(Resume(received: received, nextSequence: next))
         case .handshake:
             return .handshake(peerName: try reader.readString("peer name", maxLength: Wire.maxNameLength))
         case .negotiate:

@@ -29,8 +29,9 @@ extension Message {
                     .tooManyEntries,
                     detail: "hello has \(hello.extensions.count) extensions, limit \(Wire.maxHelloExtensions)")
             }
-            var size = 1 + ByteWriter.varintSize(UInt64(hello.protocolVersion)) + 8
+            var size = 1 + ByteWriter.varintSize(UInt64(hello.protocolVersion)) + 8 + 8
             size += ByteWriter.varintSize(UInt64(hello.capabilities.rawValue))
+            size += ByteWriter.varintSize(UInt64(hello.datagramPort))
             size += try string(hello.displayName, "display name")
             size += try string(hello.sessionName, "session name")
             size += ByteWriter.varintSize(UInt64(hello.extensions.count))
@@ -46,8 +47,8 @@ extension Message {
                 size += ByteWriter.varintSize(UInt64(item.value.count)) + item.value.count
             }
             return size
-        case .accept(let accept):
-            return 1 + 8 + ByteWriter.varintSize(UInt64(accept.datagramPort))
+        case .accept:
+            return 1 + 8
         case .decline, .bye:
             return 2
         case .invitation(let invitation):
@@ -63,6 +64,8 @@ extension Message {
             return 1 + ByteWriter.varintSize(UInt64(ping.nonce)) + ByteWriter.varintSize(ping.timestamp)
         case .ack(let sequence):
             return 1 + ByteWriter.varintSize(sequence)
+        case .resume(let resume):
+            return 1 + ByteWriter.varintSize(resume.received) + ByteWriter.varintSize(resume.nextSequence)
         case .handshake(let peerName):
             return 1 + (try string(peerName, "peer name"))
         case .negotiate(_, let timestamp):
@@ -99,7 +102,9 @@ extension Message {
         case .hello(let hello):
             writer.writeVarint(UInt64(hello.protocolVersion))
             writer.writeUInt64LE(hello.peerID.rawValue)
+            writer.writeUInt64LE(hello.incarnation)
             writer.writeVarint(UInt64(hello.capabilities.rawValue))
+            writer.writeVarint(UInt64(hello.datagramPort))
             writer.writeString(hello.displayName)
             writer.writeString(hello.sessionName)
             writer.writeVarint(UInt64(hello.extensions.count))
@@ -109,7 +114,6 @@ extension Message {
             }
         case .accept(let accept):
             writer.writeUInt64LE(accept.linkToken)
-            writer.writeVarint(UInt64(accept.datagramPort))
         case .decline(let reason):
             writer.write(reason.rawValue)
         case .bye(let reason):
@@ -122,6 +126,9 @@ extension Message {
             writer.writeVarint(ping.timestamp)
         case .ack(let sequence):
             writer.writeVarint(sequence)
+        case .resume(let resume):
+            writer.writeVarint(resume.received)
+            writer.writeVarint(resume.nextSequence)
         case .handshake(let peerName):
             writer.writeString(peerName)
         case .negotiate(let playerIndex, let timestamp):

@@ -1,7 +1,7 @@
 /// Every message LanSession sends, on any channel.
 public enum Message: Hashable, Sendable {
-    /// See ``MessageKind/hello``.
-    case hello(Hello)
+    /// See ``MessageKind/hello``. Boxed: the largest payload, so that every other message stays small to copy.
+    indirect case hello(Hello)
     /// See ``MessageKind/accept``.
     case accept(Accept)
     /// See ``MessageKind/decline``.
@@ -16,6 +16,8 @@ public enum Message: Hashable, Sendable {
     case bye(ByeReason)
     /// See ``MessageKind/ack``: the highest sequence number received.
     case ack(sequence: UInt64)
+    /// See ``MessageKind/resume``.
+    case resume(Resume)
     /// See ``MessageKind/handshake``.
     case handshake(peerName: String)
     /// See ``MessageKind/negotiate``: a proposed player index and the proposer's timestamp.
@@ -47,6 +49,7 @@ public enum Message: Hashable, Sendable {
         case .pong: .pong
         case .bye: .bye
         case .ack: .ack
+        case .resume: .resume
         case .handshake: .handshake
         case .negotiate: .negotiate
         case .negotiateConfirm: .negotiateConfirm

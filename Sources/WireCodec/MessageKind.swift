@@ -6,7 +6,7 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     // MARK: Link control
     /// Opens a link: protocol version, peer id, names, capabilities.
     case hello = 0x01
-    /// Accepts an invitation and agrees the datagram link token.
+    /// Accepts an invitation and sets the datagram link token.
     case accept = 0x02
     /// Declines an invitation, with a reason.
     case decline = 0x03
@@ -20,6 +20,8 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     case bye = 0x07
     /// Acknowledges every sequenced message up to a sequence number.
     case ack = 0x08
+    /// Says where a newly accepted link resumes: what was received, and what comes next.
+    case resume = 0x09
 
     // MARK: Application commands
     /// The original apps' greeting: the sender's name.

@@ -1,15 +1,30 @@
-/// The invitee's yes: the token that tags datagrams on this link, and where to send them.
+/// The invitee's yes, with the token that tags datagrams on this link.
 public struct Accept: Hashable, Sendable {
     /// Random 64-bit token carried by every datagram of the link, both ways.
     public var linkToken: UInt64
-    /// UDP port the accepter receives datagrams on; 0 when it has none.
-    public var datagramPort: UInt16
 
     /// Creates an accept.
     @inlinable
-    public init(linkToken: UInt64, datagramPort: UInt16) {
+    public init(linkToken: UInt64) {
         self.linkToken = linkToken
-        self.datagramPort = datagramPort
+    }
+}
+
+/// Where a link resumes: sent by both sides once a link is accepted.
+public struct Resume: Hashable, Sendable {
+    /// The highest sequence number received from the other side (0: none).
+    public var received: UInt64
+    /// The sequence number of the next sequenced message the sender will send or resend.
+    ///
+    /// Above `received + 1` on the other side means messages in between are gone from the sender's replay buffer:
+    /// the two sides re-synchronise their state instead.
+    public var nextSequence: UInt64
+
+    /// Creates a resume.
+    @inlinable
+    public init(received: UInt64, nextSequence: UInt64) {
+        self.received = received
+        self.nextSequence = nextSequence
     }
 }
 

@@ -50,14 +50,16 @@ enum MessageGenerators {
             return .hello(
                 Hello(
                     protocolVersion: UInt32.random(in: 1...UInt32.max, using: &rng), peerID: peer(&rng),
+                    incarnation: UInt64.random(in: 0...UInt64.max, using: &rng),
                     capabilities: Capabilities(rawValue: UInt32(truncatingIfNeeded: spread(UInt64.self, using: &rng))),
+                    datagramPort: UInt16.random(in: 0...UInt16.max, using: &rng),
                     displayName: string(maxBytes: Wire.maxNameLength, using: &rng),
                     sessionName: string(maxBytes: Wire.maxNameLength, using: &rng), extensions: extensions))
         case .accept:
-            return .accept(
-                Accept(
-                    linkToken: UInt64.random(in: 0...UInt64.max, using: &rng),
-                    datagramPort: UInt16.random(in: 0...UInt16.max, using: &rng)))
+            return .accept(Accept(linkToken: UInt64.random(in: 0...UInt64.max, using: &rng)))
+        case .resume:
+            return .resume(
+                Resume(received: spread(UInt64.self, using: &rng), nextSequence: spread(UInt64.self, using: &rng)))
         case .decline: return .decline(DeclineReason(rawValue: UInt8.random(in: 0...255, using: &rng)))
         case .invitation:
             return .invitation(

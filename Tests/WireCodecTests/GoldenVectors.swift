@@ -11,22 +11,22 @@ enum GoldenVectors {
             "hello",
             .hello(
                 Hello(
-                    peerID: alice, capabilities: [.datagrams, .resume], displayName: "alice",
-                    sessionName: "default")),
-            "1a 01 01 ef cd ab 89 67 45 23 01 03 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 00"
+                    peerID: alice, incarnation: 0x0000_0000_0000_0001, capabilities: [.datagrams, .resume],
+                    datagramPort: 47_000, displayName: "alice", sessionName: "default")),
+            "25 01 01 ef cd ab 89 67 45 23 01 01 00 00 00 00 00 00 00 03 98 ef 02 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 00"
         ),
         (
             "hello+extension",
             .hello(
                 Hello(
-                    peerID: bob, capabilities: [.datagrams, .resume, .authentication], displayName: "bob",
-                    sessionName: "default",
+                    peerID: bob, incarnation: 0xA0A0_A0A0_A0A0_A0A0,
+                    capabilities: [.datagrams, .resume, .authentication], displayName: "bob", sessionName: "default",
                     extensions: [HelloExtension(type: HelloExtension.authenticationType, value: [0xA1, 0xB2, 0xC3])])),
-            "1d 01 01 10 32 54 76 98 ba dc fe 07 03 62 6f 62 07 64 65 66 61 75 6c 74 01 01 03 a1 b2 c3"
+            "26 01 01 10 32 54 76 98 ba dc fe a0 a0 a0 a0 a0 a0 a0 a0 07 00 03 62 6f 62 07 64 65 66 61 75 6c 74 01 01 03 a1 b2 c3"
         ),
         (
-            "accept", .accept(Accept(linkToken: 0x1122_3344_5566_7788, datagramPort: 47_000)),
-            "0c 02 88 77 66 55 44 33 22 11 98 ef 02"
+            "accept", .accept(Accept(linkToken: 0x1122_3344_5566_7788)),
+            "09 02 88 77 66 55 44 33 22 11"
         ),
         ("decline", .decline(.full), "02 03 02"),
         (
@@ -37,6 +37,7 @@ enum GoldenVectors {
         ("pong", .pong(Ping(nonce: 7, timestamp: 1_000_000)), "05 06 07 c0 84 3d"),
         ("bye", .bye(.leaving), "02 07 01"),
         ("ack", .ack(sequence: 300), "03 08 ac 02"),
+        ("resume", .resume(Resume(received: 300, nextSequence: 42)), "04 09 ac 02 2a"),
         ("handshake", .handshake(peerName: "alice"), "07 20 05 61 6c 69 63 65"),
         ("negotiate", .negotiate(playerIndex: 1, timestamp: 1_700_000_000_000), "08 21 01 80 d0 95 ff bc 31"),
         ("negotiateConfirm", .negotiateConfirm(playerIndex: 1), "02 22 01"),

@@ -69,7 +69,7 @@ struct MalformedInputTests {
         #expect(errorCode { () throws(WireError) in try decodeWholeFrame(frame) } == .overlongVarint)
     }
 
-    @Test("unknown kinds", arguments: [0x00, 0x09, 0x1F, 0x29, 0x3F, 0x40, 0xFF] as [UInt8])
+    @Test("unknown kinds", arguments: [0x00, 0x0A, 0x1F, 0x29, 0x3F, 0x40, 0xFF] as [UInt8])
     func unknownKinds(kind: UInt8) {
         #expect(decodeBody([kind, 0x01, 0x02]) == .unknownKind)
     }
@@ -88,7 +88,8 @@ struct MalformedInputTests {
     func invalidUTF8(bad: [UInt8]) {
         let string = [UInt8(bad.count)] + bad
         #expect(decodeBody([0x20] + string) == .invalidUTF8)
-        let helloPrefix: [UInt8] = [0x01, 0x01, 1, 2, 3, 4, 5, 6, 7, 8, 0x00]
+        // kind, version, peer id, incarnation, capabilities, datagram port
+        let helloPrefix: [UInt8] = [0x01, 0x01] + [UInt8](repeating: 7, count: 16) + [0x00, 0x00]
         #expect(decodeBody(helloPrefix + string + [0x00, 0x00]) == .invalidUTF8)
         #expect(decodeBody(helloPrefix + [0x00] + string + [0x00]) == .invalidUTF8)
     }
@@ -157,7 +158,7 @@ struct MalformedInputTests {
         #expect(
             errorCode { () throws(WireError) in try StreamFraming.encode(.counterIncrement(delta: 16_384)) }
                 == .valueOutOfRange)
-        let helloV0: [UInt8] = [0x01, 0x00, 1, 2, 3, 4, 5, 6, 7, 8, 0x00, 0x00, 0x00, 0x00]
+        let helloV0: [UInt8] = [0x01, 0x00] + [UInt8](repeating: 7, count: 16) + [0x00, 0x00, 0x00, 0x00, 0x00]
         #expect(decodeBody(helloV0) == .valueOutOfRange)
         let hello = Message.hello(Hello(protocolVersion: 0, peerID: PeerID(1), displayName: "", sessionName: ""))
         #expect(errorCode { () throws(WireError) in try StreamFraming.encode(hello) } == .valueOutOfRange)

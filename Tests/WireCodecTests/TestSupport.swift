@@ -34,9 +34,12 @@ func errorCode<T>(_ body: () throws(WireError) -> T) -> WireError.Code? {
 let oneOfEveryKind: [Message] = [
     .hello(
         Hello(
-            protocolVersion: 7, peerID: PeerID(42), capabilities: Capabilities(rawValue: 0xFFFF_FFFF),
-            displayName: "Zoë's 🖥️", sessionName: "", extensions: [HelloExtension(type: 65535, value: [])])),
-    .accept(Accept(linkToken: .max, datagramPort: 0)),
+            protocolVersion: 7, peerID: PeerID(42), incarnation: .max,
+            capabilities: Capabilities(rawValue: 0xFFFF_FFFF),
+            datagramPort: .max, displayName: "Zoë's 🖥️", sessionName: "",
+            extensions: [HelloExtension(type: 65535, value: [])])),
+    .accept(Accept(linkToken: .max)),
+    .resume(Resume(received: 0, nextSequence: .max)),
     .decline(DeclineReason(rawValue: 200)),
     .invitation(
         Invitation(context: [UInt8](repeating: 0xAB, count: Wire.maxInvitationContextLength), timeoutMilliseconds: 0)),

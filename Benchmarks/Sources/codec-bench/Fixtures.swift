@@ -9,7 +9,9 @@ enum Fixtures {
     /// A typical hello. The peer id stays below `Int64.max` so that property lists can hold it as an integer.
     static let hello = Hello(
         protocolVersion: Wire.protocolVersion, peerID: PeerID(0x0123_4567_89AB_CDEF),
-        capabilities: [.datagrams, .resume], displayName: "Alice's iPhone", sessionName: "Bubbles")
+        incarnation: 0x0102_0304_0506_0708,
+        capabilities: [.datagrams, .resume], datagramPort: 47_000, displayName: "Alice's iPhone", sessionName: "Bubbles"
+    )
 }
 
 extension Move: Checksummed {
@@ -20,7 +22,7 @@ extension Move: Checksummed {
 
 extension Hello: Checksummed {
     var checksum: UInt64 {
-        UInt64(protocolVersion) &+ peerID.rawValue &+ UInt64(capabilities.rawValue) &+ displayName.checksum
-            &+ sessionName.checksum
+        UInt64(protocolVersion) &+ peerID.rawValue &+ incarnation &+ UInt64(capabilities.rawValue)
+            &+ UInt64(datagramPort) &+ displayName.checksum &+ sessionName.checksum
     }
 }

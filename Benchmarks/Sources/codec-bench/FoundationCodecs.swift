@@ -60,12 +60,15 @@ struct IncrementRecord: Codable, Equatable, Checksummed {
 struct HelloRecord: Codable, Equatable, Checksummed {
     var protocolVersion: UInt32
     var peerID: UInt64
+    var incarnation: UInt64
     var capabilities: UInt32
+    var datagramPort: UInt16
     var displayName: String
     var sessionName: String
 
     var checksum: UInt64 {
-        UInt64(protocolVersion) &+ peerID &+ UInt64(capabilities) &+ displayName.checksum &+ sessionName.checksum
+        UInt64(protocolVersion) &+ peerID &+ incarnation &+ UInt64(capabilities) &+ UInt64(datagramPort)
+            &+ displayName.checksum &+ sessionName.checksum
     }
 }
 
@@ -76,7 +79,8 @@ enum Records {
     static let increment = IncrementRecord(delta: Fixtures.incrementDelta)
     static let hello = HelloRecord(
         protocolVersion: Fixtures.hello.protocolVersion, peerID: Fixtures.hello.peerID.rawValue,
-        capabilities: Fixtures.hello.capabilities.rawValue, displayName: Fixtures.hello.displayName,
+        incarnation: Fixtures.hello.incarnation, capabilities: Fixtures.hello.capabilities.rawValue,
+        datagramPort: Fixtures.hello.datagramPort, displayName: Fixtures.hello.displayName,
         sessionName: Fixtures.hello.sessionName)
 }
 
@@ -132,21 +136,24 @@ extension IncrementRecord: PropertyListRecord {
 extension HelloRecord: PropertyListRecord {
     var propertyList: [String: Any] {
         [
-            "protocolVersion": Int(protocolVersion), "peerID": Int(peerID), "capabilities": Int(capabilities),
-            "displayName": displayName, "sessionName": sessionName,
+            "protocolVersion": Int(protocolVersion), "peerID": Int(peerID), "incarnation": Int(incarnation),
+            "capabilities": Int(capabilities), "datagramPort": Int(datagramPort), "displayName": displayName,
+            "sessionName": sessionName,
         ]
     }
 
     init?(propertyList: [String: Any]) {
         guard let protocolVersion = propertyList["protocolVersion"] as? UInt32,
             let peerID = propertyList["peerID"] as? UInt64,
+            let incarnation = propertyList["incarnation"] as? UInt64,
             let capabilities = propertyList["capabilities"] as? UInt32,
+            let datagramPort = propertyList["datagramPort"] as? UInt16,
             let displayName = propertyList["displayName"] as? String,
             let sessionName = propertyList["sessionName"] as? String
         else { return nil }
         self.init(
-            protocolVersion: protocolVersion, peerID: peerID, capabilities: capabilities, displayName: displayName,
-            sessionName: sessionName)
+            protocolVersion: protocolVersion, peerID: peerID, incarnation: incarnation, capabilities: capabilities,
+            datagramPort: datagramPort, displayName: displayName, sessionName: sessionName)
     }
 }
 

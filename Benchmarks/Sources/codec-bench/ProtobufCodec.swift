@@ -21,6 +21,8 @@ enum ProtobufCodec {
         hello.capabilities = Fixtures.hello.capabilities.rawValue
         hello.displayName = Fixtures.hello.displayName
         hello.sessionName = Fixtures.hello.sessionName
+        hello.incarnation = Fixtures.hello.incarnation
+        hello.datagramPort = UInt32(Fixtures.hello.datagramPort)
 
         return [benchCase("move", move), benchCase("increment", increment), benchCase("hello", hello)]
     }
@@ -69,6 +71,7 @@ extension Lansession_Bench_CounterIncrement: Checksummed {
 
 extension Lansession_Bench_Hello: Checksummed {
     var checksum: UInt64 {
-        UInt64(protocolVersion) &+ peerID &+ UInt64(capabilities) &+ displayName.checksum &+ sessionName.checksum
+        UInt64(protocolVersion) &+ peerID &+ incarnation &+ UInt64(capabilities) &+ UInt64(datagramPort)
+            &+ displayName.checksum &+ sessionName.checksum
     }
 }

@@ -70,6 +70,10 @@ nonisolated struct Lansession_Bench_Hello: Sendable {
 
   var sessionName: String = String()
 
+  var incarnation: UInt64 = 0
+
+  var datagramPort: UInt32 = 0
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -156,7 +160,7 @@ nonisolated extension Lansession_Bench_CounterIncrement: SwiftProtobuf.Message, 
 
 nonisolated extension Lansession_Bench_Hello: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Hello"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}peer_id\0\u{1}capabilities\0\u{3}display_name\0\u{3}session_name\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_version\0\u{3}peer_id\0\u{1}capabilities\0\u{3}display_name\0\u{3}session_name\0\u{1}incarnation\0\u{3}datagram_port\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -169,6 +173,8 @@ nonisolated extension Lansession_Bench_Hello: SwiftProtobuf.Message, SwiftProtob
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.capabilities) }()
       case 4: try { try decoder.decodeSingularStringField(value: &self.displayName) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.sessionName) }()
+      case 6: try { try decoder.decodeSingularFixed64Field(value: &self.incarnation) }()
+      case 7: try { try decoder.decodeSingularUInt32Field(value: &self.datagramPort) }()
       default: break
       }
     }
@@ -190,6 +196,12 @@ nonisolated extension Lansession_Bench_Hello: SwiftProtobuf.Message, SwiftProtob
     if !self.sessionName.isEmpty {
       try visitor.visitSingularStringField(value: self.sessionName, fieldNumber: 5)
     }
+    if self.incarnation != 0 {
+      try visitor.visitSingularFixed64Field(value: self.incarnation, fieldNumber: 6)
+    }
+    if self.datagramPort != 0 {
+      try visitor.visitSingularUInt32Field(value: self.datagramPort, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -199,6 +211,8 @@ nonisolated extension Lansession_Bench_Hello: SwiftProtobuf.Message, SwiftProtob
     if lhs.capabilities != rhs.capabilities {return false}
     if lhs.displayName != rhs.displayName {return false}
     if lhs.sessionName != rhs.sessionName {return false}
+    if lhs.incarnation != rhs.incarnation {return false}
+    if lhs.datagramPort != rhs.datagramPort {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
