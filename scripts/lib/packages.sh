@@ -26,7 +26,7 @@ block_service_starts() {
         policy_backup=$policy.lansession-saved
         mv "$policy" "$policy_backup"
     fi
-    printf '#!/bin/sh\n# Temporary: no service starts while LanSession's scripts install packages.\nexit 101\n' >"$policy"
+    printf '#!/bin/sh\n# Temporary: no service starts while the LanSession scripts install packages.\nexit 101\n' >"$policy"
     chmod 755 "$policy"
     policy_created=1
 }
