@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Debian package installation for the project's scripts, with service starts blocked.
 #
 # Sourced by scripts/test and scripts/testnet. Installing avahi-daemon or dbus must never start a daemon in the
