@@ -111,6 +111,12 @@ extension Message {
                     at: deltaOffset)
             }
             return .counterIncrement(delta: UInt16(delta))
+        case .bubbleState:
+            let view = try reader.readByte("view")
+            let holder = try reader.readUInt64LE("holder")
+            let x = try reader.readCoordinate("x")
+            let y = try reader.readCoordinate("y")
+            return .bubbleState(BubbleState(view: view, holder: holder == 0 ? nil : PeerID(holder), x: x, y: y))
         case .counterState:
             let count = try reader.readCount("counter state", maxEntries: Wire.maxListEntries, minEntryLength: 9)
             var state: [CounterEntry] = []

@@ -87,6 +87,12 @@ extension Message {
                     detail: "increment delta \(delta) outside \(Wire.minIncrementDelta)...\(Wire.maxIncrementDelta)")
             }
             return 1 + ByteWriter.varintSize(UInt64(delta))
+        case .bubbleState(let bubble):
+            guard bubble.holder != PeerID(0) else {
+                throw WireError(.valueOutOfRange, detail: "peer id 0 means no holder; use nil")
+            }
+            try coordinates(bubble.x, bubble.y)
+            return 18
         case .counterState(let state):
             var size = 1 + (try entries(state.count, "counter state"))
             for entry in state { size += 8 + ByteWriter.varintSize(entry.count) }
@@ -155,6 +161,11 @@ extension Message {
             writer.writeFloat(drop.y)
         case .counterIncrement(let delta):
             writer.writeVarint(UInt64(delta))
+        case .bubbleState(let bubble):
+            writer.write(bubble.view)
+            writer.writeUInt64LE(bubble.holder?.rawValue ?? 0)
+            writer.writeFloat(bubble.x)
+            writer.writeFloat(bubble.y)
         case .counterState(let state):
             writer.writeVarint(UInt64(state.count))
             for entry in state {

@@ -36,6 +36,8 @@ public enum Message: Hashable, Sendable {
     case counterIncrement(delta: UInt16)
     /// See ``MessageKind/counterState``.
     case counterState([CounterEntry])
+    /// See ``MessageKind/bubbleState``.
+    case bubbleState(BubbleState)
 
     /// The message's kind byte.
     @inlinable
@@ -59,6 +61,7 @@ public enum Message: Hashable, Sendable {
         case .drop: .drop
         case .counterIncrement: .counterIncrement
         case .counterState: .counterState
+        case .bubbleState: .bubbleState
         }
     }
 }

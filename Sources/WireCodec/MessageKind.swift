@@ -42,6 +42,8 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     case counterIncrement = 0x27
     /// Every counter the sender knows, per peer, for merging.
     case counterState = 0x28
+    /// A bubble's holder and position, as decided by the session's coordinator.
+    case bubbleState = 0x29
 
     /// Whether messages of this kind take a sequence number on the reliable channel.
     @inlinable

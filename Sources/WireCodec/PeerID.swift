@@ -18,9 +18,11 @@ public struct PeerID: RawRepresentable, Hashable, Comparable, Sendable, CustomSt
     }
 
     /// A fresh identity from the system's random generator.
+    ///
+    /// Never 0, which the wire format uses for "no peer".
     public static func random() -> PeerID {
         var generator = SystemRandomNumberGenerator()
-        return PeerID(rawValue: generator.next())
+        return PeerID(rawValue: UInt64.random(in: 1...UInt64.max, using: &generator))
     }
 
     public static func < (lhs: PeerID, rhs: PeerID) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -95,6 +95,12 @@ enum MessageGenerators {
                 Drop(
                     view: UInt8.random(in: 0...255, using: &rng), x: coordinate(using: &rng), y: coordinate(using: &rng)
                 ))
+        case .bubbleState:
+            let holder = UInt64.random(in: 0...UInt64.max, using: &rng)
+            return .bubbleState(
+                BubbleState(
+                    view: UInt8.random(in: 0...255, using: &rng), holder: holder == 0 ? nil : PeerID(holder),
+                    x: coordinate(using: &rng), y: coordinate(using: &rng)))
         case .counterIncrement:
             return .counterIncrement(
                 delta: UInt16.random(in: Wire.minIncrementDelta...Wire.maxIncrementDelta, using: &rng))

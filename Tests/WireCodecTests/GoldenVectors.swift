@@ -52,6 +52,14 @@ enum GoldenVectors {
         ("counterIncrement", .counterIncrement(delta: 1), "02 27 01"),
         ("counterIncrement+max", .counterIncrement(delta: Wire.maxIncrementDelta), "03 27 ff 7f"),
         (
+            "bubbleState", .bubbleState(BubbleState(view: 2, holder: alice, x: 10, y: 20)),
+            "12 29 02 ef cd ab 89 67 45 23 01 00 00 20 41 00 00 a0 41"
+        ),
+        (
+            "bubbleState+free", .bubbleState(BubbleState(view: 0, holder: nil, x: 0.5, y: 0.25)),
+            "12 29 00 00 00 00 00 00 00 00 00 00 00 00 3f 00 00 80 3e"
+        ),
+        (
             "counterState",
             .counterState([CounterEntry(peerID: alice, count: 42), CounterEntry(peerID: bob, count: 1000)]),
             "15 28 02 ef cd ab 89 67 45 23 01 2a 10 32 54 76 98 ba dc fe e8 07"

@@ -69,7 +69,7 @@ struct MalformedInputTests {
         #expect(errorCode { () throws(WireError) in try decodeWholeFrame(frame) } == .overlongVarint)
     }
 
-    @Test("unknown kinds", arguments: [0x00, 0x0A, 0x1F, 0x29, 0x3F, 0x40, 0xFF] as [UInt8])
+    @Test("unknown kinds", arguments: [0x00, 0x0A, 0x1F, 0x2A, 0x3F, 0x40, 0xFF] as [UInt8])
     func unknownKinds(kind: UInt8) {
         #expect(decodeBody([kind, 0x01, 0x02]) == .unknownKind)
     }
@@ -158,6 +158,8 @@ struct MalformedInputTests {
         #expect(
             errorCode { () throws(WireError) in try StreamFraming.encode(.counterIncrement(delta: 16_384)) }
                 == .valueOutOfRange)
+        let noHolder = Message.bubbleState(BubbleState(view: 0, holder: PeerID(0), x: 0, y: 0))
+        #expect(errorCode { () throws(WireError) in try StreamFraming.encode(noHolder) } == .valueOutOfRange)
         let helloV0: [UInt8] = [0x01, 0x00] + [UInt8](repeating: 7, count: 16) + [0x00, 0x00, 0x00, 0x00, 0x00]
         #expect(decodeBody(helloV0) == .valueOutOfRange)
         let hello = Message.hello(Hello(protocolVersion: 0, peerID: PeerID(1), displayName: "", sessionName: ""))
