@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
@@ -30,7 +31,16 @@ let package = Package(
             dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")]
         ),
         // Sessions, links and channels.
-        .target(name: "LanSession", dependencies: ["WireCodec", "AvahiDiscovery"]),
+        .target(
+            name: "LanSession",
+            dependencies: [
+                "WireCodec",
+                "AvahiDiscovery",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(name: "sessiond", dependencies: ["LanSession"]),
         .executableTarget(name: "session-client", dependencies: ["LanSession"]),
         .testTarget(
@@ -40,7 +50,14 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "LanSessionTests", dependencies: ["LanSession"]),
+        .testTarget(
+            name: "LanSessionTests",
+            dependencies: [
+                "LanSession",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // Publishes or browses from inside a test host; driven by AvahiDiscoveryTests.
         .executableTarget(
             name: "dnssd-probe",

@@ -1,0 +1,96 @@
+import WireCodec
+
+/// The three bubbles of the original app, replicated: who holds each one and where it is.
+///
+/// The coordinator (player index 0) arbitrates: it grants a free bubble to the first `pickUp` it sees and announces
+/// the holder with `bubbleState`; everyone takes holders from the coordinator only, so all peers agree. Only the
+/// holder's moves apply, newer ones only (per-bubble serial numbers); its drop releases the bubble. A plain value.
+public struct BubbleBoard: Hashable, Sendable {
+    /// One bubble.
+    public struct Bubble: Hashable, Sendable {
+        /// Who holds it, if anybody.
+        public var holder: PeerID?
+        /// Its centre.
+        public var x: Float
+        /// Its centre.
+        public var y: Float
+        /// Sequence number of the last move applied, while held.
+        public var lastMove: UInt16?
+    }
+
+    /// How many bubbles there are.
+    public static let count = 3
+
+    /// The bubbles, by view number.
+    public private(set) var bubbles: [Bubble]
+
+    /// Bubbles at their starting places (as the original app laid them out: a column, 50 points apart).
+    public init() {
+        bubbles = (0..<Self.count).map { Bubble(holder: nil, x: 50, y: Float(50 * $0)) }
+    }
+
+    /// Whether `view` names a bubble.
+    public static func isValid(_ view: UInt8) -> Bool { Int(view) < count }
+
+    /// The wire state of bubble `view`.
+    public func state(_ view: UInt8) -> BubbleState {
+        let bubble = bubbles[Int(view)]
+        return BubbleState(view: view, holder: bubble.holder, x: bubble.x, y: bubble.y)
+    }
+
+    /// Coordinator: `peer` asks for `view`. Returns the new state to announce if granted, nil if the bubble is held
+    /// (or `view` is not a bubble).
+    public mutating func request(_ view: UInt8, by peer: PeerID) -> BubbleState? {
+        guard Self.isValid(view), bubbles[Int(view)].holder == nil else { return nil }
+        bubbles[Int(view)].holder = peer
+        bubbles[Int(view)].lastMove = nil
+        return state(view)
+    }
+
+    /// Everyone: the coordinator's word on a bubble. Returns whether anything changed.
+    @discardableResult
+    public mutating func apply(_ state: BubbleState) -> Bool {
+        guard Self.isValid(state.view) else { return false }
+        let index = Int(state.view)
+        let before = bubbles[index]
+        if before.holder != state.holder { bubbles[index].lastMove = nil }
+        bubbles[index].holder = state.holder
+        bubbles[index].x = state.x
+        bubbles[index].y = state.y
+        return bubbles[index] != before
+    }
+
+    /// A move from `peer`: applied if `peer` holds the bubble and the move is newer than the last one applied.
+    public mutating func apply(_ move: Move, from peer: PeerID) -> Bool {
+        guard Self.isValid(move.view) else { return false }
+        let index = Int(move.view)
+        guard bubbles[index].holder == peer else { return false }
+        if let last = bubbles[index].lastMove, !Move.isNewer(move.sequence, than: last) { return false }
+        bubbles[index].lastMove = move.sequence
+        bubbles[index].x = move.x
+        bubbles[index].y = move.y
+        return true
+    }
+
+    /// A drop from `peer`: if it holds the bubble, the bubble is released at the drop's position.
+    public mutating func apply(_ drop: Drop, from peer: PeerID) -> Bool {
+        guard Self.isValid(drop.view), bubbles[Int(drop.view)].holder == peer else { return false }
+        let index = Int(drop.view)
+        bubbles[index].holder = nil
+        bubbles[index].lastMove = nil
+        bubbles[index].x = drop.x
+        bubbles[index].y = drop.y
+        return true
+    }
+
+    /// Releases every bubble `peer` holds (it was lost); returns their new states.
+    public mutating func release(heldBy peer: PeerID) -> [BubbleState] {
+        var released: [BubbleState] = []
+        for index in bubbles.indices where bubbles[index].holder == peer {
+            bubbles[index].holder = nil
+            bubbles[index].lastMove = nil
+            released.append(state(UInt8(index)))
+        }
+        return released
+    }
+}

@@ -1,0 +1,51 @@
+import NIOCore
+import NIOPosix
+
+/// The LAN transport: TCP (with TCP_NODELAY) for the reliable link, UDP on the same port number for datagrams.
+public struct LANTransport: Transport {
+    /// The transport's name.
+    public static let name = "lan"
+
+    /// How long a TCP connect may take.
+    public var connectTimeout: TimeAmount
+
+    /// Creates the transport.
+    public init(connectTimeout: TimeAmount = .seconds(2)) {
+        self.connectTimeout = connectTimeout
+    }
+
+    public var name: String { Self.name }
+    public var carriesDatagrams: Bool { true }
+
+    public func listen(
+        host: String, port: Int, on loop: any EventLoop,
+        initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
+    ) -> EventLoopFuture<(channel: any Channel, port: Int)> {
+        ServerBootstrap(group: loop)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer(initializer)
+            .bind(host: host, port: port)
+            .map { channel in (channel, channel.localAddress?.port ?? port) }
+    }
+
+    public func connect(
+        to endpoint: Endpoint, on loop: any EventLoop,
+        initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
+    ) -> EventLoopFuture<any Channel> {
+        ClientBootstrap(group: loop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(connectTimeout)
+            .channelInitializer(initializer)
+            .connect(host: endpoint.host, port: endpoint.port)
+    }
+
+    public func openDatagrams(
+        host: String, port: Int, on loop: any EventLoop,
+        initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
+    ) -> EventLoopFuture<any Channel> {
+        DatagramBootstrap(group: loop)
+            .channelInitializer(initializer)
+            .bind(host: host, port: port)
+    }
+}

@@ -1,0 +1,104 @@
+import NIOCore
+import WireCodec
+
+/// One transport connection to a peer, from its first byte to its close.
+final class Link {
+    /// Which side opened it.
+    enum Role: Hashable {
+        case dialer
+        case acceptor
+    }
+
+    /// Where the handshake stands.
+    enum Phase: Hashable {
+        /// Waiting for the other side's hello.
+        case awaitingHello
+        /// Acceptor: hello seen, waiting for the invitation.
+        case awaitingInvitation
+        /// Acceptor: the invitation waits for a decision.
+        case deciding
+        /// Dialer: invitation sent, waiting for accept or decline.
+        case awaitingAnswer
+        /// Accept exchanged, waiting for the other side's resume.
+        case awaitingResume
+        /// Handshake done both ways.
+        case established
+        /// Closed or being closed; anything more it delivers is ignored.
+        case closed
+    }
+
+    let channel: any Channel
+    let role: Role
+    /// The endpoint dialled, for dialer links.
+    let endpoint: Endpoint?
+    let transport: String
+    let openedAt: NIODeadline
+    var phase = Phase.awaitingHello
+    var hello: Hello?
+    var liveness: Liveness
+
+    init(channel: any Channel, role: Role, endpoint: Endpoint?, transport: String, liveness: Liveness) {
+        self.channel = channel
+        self.role = role
+        self.endpoint = endpoint
+        self.transport = transport
+        self.openedAt = liveness.lastReceived
+        self.liveness = liveness
+    }
+
+    var peerID: PeerID? { hello?.peerID }
+    var isOpen: Bool { phase != .closed }
+
+    /// The remote address as "host:port".
+    var remoteDescription: String {
+        guard let address = channel.remoteAddress else { return endpoint?.description ?? "?" }
+        let host = address.ipAddress ?? "?"
+        return host.contains(":") ? "[\(host)]:\(address.port ?? 0)" : "\(host):\(address.port ?? 0)"
+    }
+
+    /// Which peer opened it.
+    func dialer(localPeer: PeerID) -> PeerID? {
+        role == .dialer ? localPeer : peerID
+    }
+}
+
+/// Everything the session keeps about one peer, across its links.
+final class PeerRecord {
+    let id: PeerID
+    var name = ""
+    var incarnation: UInt64?
+    var state = PeerState.discovered
+    /// The link that carries (or is being set up to carry) this peer's traffic.
+    var link: Link?
+    var reliable: ReliableChannel
+    /// Where the peer can be dialled: static configuration, discovery, or the endpoint of a successful dial.
+    var endpoints: Set<Endpoint> = []
+    var backoff: Backoff
+    var redial: Scheduled<Void>?
+    var dialing = false
+    var everConnected = false
+    /// The peer said bye: do not redial until it shows up again.
+    var left = false
+    /// Round trips on the reliable link.
+    var rtt = RoundTripEstimator()
+    /// Round trips of datagram probes.
+    var datagramRTT = RoundTripEstimator()
+    var datagramAddress: SocketAddress?
+    var linkToken: UInt64?
+    var route = UnreliableRoute.probing
+    var probeStarted: NIODeadline?
+    var lastProbeSent: NIODeadline?
+    var lastDatagramReceived: NIODeadline?
+    var datagramSequence: UInt32 = 0
+
+    init(id: PeerID, configuration: SessionConfiguration) {
+        self.id = id
+        self.reliable = ReliableChannel(
+            maxMessages: configuration.replayBufferMessages, maxBytes: configuration.replayBufferBytes)
+        self.backoff = Backoff(
+            initial: .nanoseconds(configuration.reconnectInitialDelay.nanoseconds),
+            maximum: .nanoseconds(configuration.reconnectMaximumDelay.nanoseconds))
+    }
+
+    var isConnected: Bool { state == .connected }
+}

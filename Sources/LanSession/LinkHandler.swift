@@ -1,0 +1,59 @@
+import NIOCore
+import WireCodec
+
+/// Hands a link's events to the session core; runs on the core's event loop.
+final class LinkHandler: ChannelInboundHandler {
+    typealias InboundIn = Message
+
+    private let core: SessionCore
+    private let role: Link.Role
+    private let endpoint: Endpoint?
+    private var link: Link?
+
+    init(core: SessionCore, role: Link.Role, endpoint: Endpoint?) {
+        self.core = core
+        self.role = role
+        self.endpoint = endpoint
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        link = core.linkOpened(channel: context.channel, role: role, endpoint: endpoint)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let link else { return }
+        core.received(unwrapInboundIn(data), on: link)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let link { core.linkClosed(link) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let link { core.linkFailed(link, error: error) }
+        context.close(promise: nil)
+    }
+}
+
+/// Hands received datagrams to the session core.
+final class DatagramHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private let core: SessionCore
+
+    init(core: SessionCore) {
+        self.core = core
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        core.datagramReceived(envelope.data, from: envelope.remoteAddress)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A datagram socket reports, for example, ICMP port unreachable from an earlier send; it stays open.
+        core.logger.debug("datagram socket: \(error)")
+    }
+}

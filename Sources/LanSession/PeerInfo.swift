@@ -1,0 +1,75 @@
+import WireCodec
+
+/// Where a peer stands.
+public enum PeerState: String, Hashable, Sendable, CaseIterable {
+    /// Known from discovery or configuration; no link yet.
+    case discovered
+    /// A link is being set up (handshake, invitation).
+    case connecting
+    /// The handshake succeeded both ways; messages flow.
+    case connected
+    /// The link was lost; redialling.
+    case reconnecting
+    /// The link was lost and there is no way to redial; waiting for the peer to come back.
+    case lost
+}
+
+/// How unreliable messages reach a peer.
+public enum UnreliableRoute: String, Hashable, Sendable {
+    /// Not known yet (the datagram probe is under way).
+    case probing
+    /// UDP datagrams.
+    case udp
+    /// UDP did not get through: unreliable messages go on the reliable link.
+    case fallback
+}
+
+/// A snapshot of one peer.
+public struct PeerInfo: Hashable, Sendable {
+    /// Its identity.
+    public var peerID: PeerID
+    /// Its display name (empty until its hello arrived).
+    public var name: String
+    /// Where it stands.
+    public var state: PeerState
+    /// The transport of its link, e.g. "lan".
+    public var transport: String
+    /// The remote address of its link, e.g. "127.0.0.1:4242".
+    public var address: String?
+    /// Its player index, while connected.
+    public var playerIndex: Int?
+    /// Smoothed round-trip time of the reliable link, in microseconds.
+    public var rttMicros: Int?
+    /// How unreliable messages reach it.
+    public var unreliable: UnreliableRoute
+}
+
+/// Something that happened in a session.
+public enum SessionEvent: Hashable, Sendable {
+    /// A peer changed state.
+    case peerState(PeerInfo)
+    /// A link to a peer completed its handshake.
+    case peerConnected(PeerID, name: String)
+    /// A connected peer went silent or its link broke.
+    case peerLost(PeerID)
+    /// A peer left on purpose (it said bye).
+    case peerLeft(PeerID, reason: ByeReason)
+    /// An invitation of ours was declined, or a peer was refused during the handshake.
+    case declined(PeerID?, address: String, reason: DeclineReason)
+    /// Someone asks to join (with ``InvitationPolicy/ask``).
+    case invitation(InvitationRequest)
+    /// A counter changed: `peer`'s count, and the total.
+    case counter(PeerID, count: UInt64, total: UInt64)
+    /// A pick-up was requested by `peer`.
+    case pickUp(view: UInt8, by: PeerID)
+    /// A bubble's holder changed (nil: free), as decided by the coordinator.
+    case holder(view: UInt8, holder: PeerID?)
+    /// A bubble moved.
+    case move(view: UInt8, x: Float, y: Float, by: PeerID)
+    /// A bubble was dropped.
+    case drop(view: UInt8, x: Float, y: Float, by: PeerID)
+    /// The player indexes changed.
+    case layout([PeerID: Int])
+    /// Messages from a peer were lost for good (its replay buffer overflowed); state was re-synchronised.
+    case resynchronised(PeerID, lost: UInt64)
+}

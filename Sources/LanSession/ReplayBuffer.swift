@@ -1,0 +1,95 @@
+import NIOCore
+
+/// The frames of sequenced messages sent to one peer and not yet acknowledged, kept to resend after a reconnect.
+///
+/// Frames are stored back to back in one buffer (they delimit themselves with their length prefix), so appending
+/// allocates nothing once the buffer has grown, and a replay is one write of a slice. It is bounded in messages and
+/// bytes; a frame that would pass either bound clears it instead and marks it as having overflowed, so that the two
+/// peers re-synchronise their state rather than resend.
+struct ReplayBuffer {
+    /// Most frames kept.
+    let maxMessages: Int
+    /// Most bytes kept.
+    let maxBytes: Int
+    /// The frames, oldest first.
+    private(set) var frames: ByteBuffer
+    /// Sequence number of the oldest frame kept (when `count > 0`).
+    private(set) var firstSequence: UInt64 = 1
+    /// Frames kept.
+    private(set) var count = 0
+    /// Frames dropped unacknowledged since the buffer was created or last reset.
+    private(set) var dropped: UInt64 = 0
+
+    init(maxMessages: Int, maxBytes: Int, allocator: ByteBufferAllocator = ByteBufferAllocator()) {
+        precondition(maxMessages > 0 && maxBytes > 0)
+        self.maxMessages = maxMessages
+        self.maxBytes = maxBytes
+        self.frames = allocator.buffer(capacity: min(maxBytes, 4096))
+    }
+
+    /// Keeps `frame` as message number `sequence`, which follows the previous one. Returns false when the buffer
+    /// overflowed: everything it held was dropped, this frame included.
+    mutating func append(_ frame: ByteBufferView, sequence: UInt64) -> Bool {
+        if count == 0 { firstSequence = sequence }
+        precondition(sequence == firstSequence + UInt64(count), "sequence \(sequence) does not follow the last one")
+        guard count < maxMessages, frames.readableBytes + frame.count <= maxBytes else {
+            dropped += UInt64(count) + 1
+            frames.clear()
+            count = 0
+            firstSequence = sequence + 1
+            return false
+        }
+        frames.writeBytes(frame)
+        count += 1
+        return true
+    }
+
+    /// Forgets every frame up to and including `sequence`.
+    mutating func acknowledge(upTo sequence: UInt64) {
+        guard count > 0, sequence >= firstSequence else { return }
+        let acknowledged = Int(min(sequence - firstSequence + 1, UInt64(count)))
+        for _ in 0..<acknowledged { skipFrame() }
+        count -= acknowledged
+        firstSequence += UInt64(acknowledged)
+        if count == 0 {
+            frames.clear()
+        } else if frames.readerIndex > frames.capacity / 2 {
+            frames.discardReadBytes()
+        }
+    }
+
+    /// The frames after `sequence`, to resend; nil when some of them are no longer kept.
+    func frames(after sequence: UInt64) -> ByteBuffer? {
+        let wanted = sequence + 1
+        if count == 0 { return wanted >= firstSequence ? ByteBuffer() : nil }
+        guard wanted >= firstSequence else { return nil }
+        var rest = frames
+        for _ in 0..<Int(min(wanted - firstSequence, UInt64(count))) {
+            Self.skipFrame(in: &rest)
+        }
+        return rest
+    }
+
+    /// Drops everything, for a peer that restarted.
+    mutating func reset(nextSequence: UInt64) {
+        frames.clear()
+        count = 0
+        firstSequence = nextSequence
+    }
+
+    private mutating func skipFrame() {
+        Self.skipFrame(in: &frames)
+    }
+
+    private static func skipFrame(in buffer: inout ByteBuffer) {
+        // Frames were written by this process: their varint length prefix is well formed.
+        var length = 0
+        var shift = 0
+        while let byte = buffer.readInteger(as: UInt8.self) {
+            length |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { break }
+            shift += 7
+        }
+        buffer.moveReaderIndex(forwardBy: length)
+    }
+}

@@ -1,0 +1,168 @@
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+import WireCodec
+
+/// A multipeer session: this peer, the peers it links to, and the shared state of the original apps (a counter,
+/// three bubbles, player indexes).
+///
+/// All of a session's sockets and state live on one event loop; each call here hops to it once.
+public final class Session: Sendable {
+    /// This peer's identity.
+    public let peerID: PeerID
+    /// The configuration the session was made with.
+    public let configuration: SessionConfiguration
+    /// Everything that happens, in order. One consumer.
+    public let events: AsyncStream<SessionEvent>
+
+    private let loop: any EventLoop
+    private let ownedGroup: MultiThreadedEventLoopGroup?
+    private let core: NIOLoopBound<SessionCore>
+    private let stopped = Mutex(false)
+
+    /// Creates a session; nothing is bound until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - eventLoop: The loop every socket of the session runs on; by default a thread of the session's own.
+    public init(
+        configuration: SessionConfiguration, transport: any Transport = LANTransport(),
+        eventLoop: (any EventLoop)? = nil,
+        logger: Logger = Logger(label: "lansession")
+    ) throws(SessionError) {
+        try configuration.validate()
+        self.peerID = configuration.peerID
+        self.configuration = configuration
+        if let eventLoop {
+            self.loop = eventLoop
+            self.ownedGroup = nil
+        } else {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            self.loop = group.next()
+            self.ownedGroup = group
+        }
+        var logger = logger
+        logger[metadataKey: "peer"] = "\(configuration.peerID)"
+        let (stream, continuation) = AsyncStream<SessionEvent>.makeStream(bufferingPolicy: .unbounded)
+        self.events = stream
+        let loop = self.loop
+        self.core = try! loop.submit {
+            NIOLoopBound(
+                SessionCore(
+                    configuration: configuration, loop: loop, transport: transport, logger: logger,
+                    events: continuation),
+                eventLoop: loop)
+        }.wait()
+    }
+
+    /// Binds the listening sockets (TCP and UDP, same port) and starts dialling static peers. Returns the port.
+    @discardableResult
+    public func start() async throws -> Int {
+        try await run { $0.start() }
+    }
+
+    /// Says bye to every peer, closes every socket and ends ``events``.
+    public func stop() async {
+        guard
+            !stopped.withLock({ stopped in
+                defer { stopped = true }; return stopped
+            })
+        else { return }
+        let core = self.core
+        try? await loop.flatSubmit { core.value.stop() }.get()
+        if let ownedGroup { try? await ownedGroup.shutdownGracefully() }
+    }
+
+    /// The port the session listens on (TCP and UDP), once started.
+    public var port: Int {
+        get async { (try? await call { $0.port }) ?? 0 }
+    }
+
+    /// Adds a peer to reach at a fixed address, without discovery; it is redialled whenever its link is lost.
+    public func connect(to endpoint: Endpoint) async throws {
+        try await call { $0.addStaticEndpoint(endpoint) }
+    }
+
+    /// Adds an address learnt from discovery for a peer.
+    public func discovered(_ endpoint: Endpoint, peerID: PeerID, name: String) async throws {
+        try await call { $0.addDiscoveredEndpoint(endpoint, peer: peerID, name: name) }
+    }
+
+    /// Forgets the discovered addresses of a peer that stopped advertising (static ones stay).
+    public func vanished(_ peerID: PeerID) async throws {
+        try await call { $0.removeDiscoveredEndpoints(peer: peerID) }
+    }
+
+    /// Every peer the session knows.
+    public func peers() async throws -> [PeerInfo] {
+        try await call { core in core.peers.values.map { core.info(of: $0) }.sorted { $0.peerID < $1.peerID } }
+    }
+
+    /// The replicated counter.
+    public func counter() async throws -> GCounter {
+        try await call { $0.counter }
+    }
+
+    /// The bubbles.
+    public func bubbles() async throws -> BubbleBoard {
+        try await call { $0.bubbles }
+    }
+
+    /// Player indexes of the current members.
+    public func layout() async throws -> PlayerLayout {
+        try await call { $0.layout }
+    }
+
+    /// Adds `count` presses by this peer and sends them reliably to every member. Returns this peer's count.
+    @discardableResult
+    public func increment(by count: UInt64 = 1) async throws -> UInt64 {
+        try await call { $0.increment(by: count) }
+    }
+
+    /// Asks for bubble `view`; the coordinator's answer arrives as a ``SessionEvent/holder(view:holder:)`` event.
+    public func pickUp(_ view: UInt8) async throws {
+        try await call { core throws(SessionError) in try core.pickUp(view) }
+    }
+
+    /// Moves bubble `view`, which this peer must hold.
+    public func move(_ view: UInt8, x: Float, y: Float) async throws {
+        try await call { core throws(SessionError) in try core.move(view, x: x, y: y) }
+    }
+
+    /// Drops bubble `view`, which this peer must hold, at its final position.
+    public func drop(_ view: UInt8, x: Float, y: Float) async throws {
+        try await call { core throws(SessionError) in try core.drop(view, x: x, y: y) }
+    }
+
+    /// Answers an invitation received with ``InvitationPolicy/ask``; false if it is no longer pending.
+    @discardableResult
+    public func answer(_ invitation: UInt64, accept: Bool, reason: DeclineReason = .rejected) async throws -> Bool {
+        try await call { $0.answer(invitation, decision: accept ? .accept : .decline(reason)) }
+    }
+
+    /// Measures one round trip to `peer`, on its reliable link or its unreliable channel.
+    public func ping(_ peer: PeerID, unreliable: Bool = false) async throws -> TimeAmount {
+        try await run { $0.ping(peer, unreliable: unreliable) }
+    }
+
+    /// Closes the current link to `peer` abruptly, as a broken connection would (for tests and diagnostics).
+    public func dropLink(to peer: PeerID) async throws {
+        try await call { core in core.peers[peer]?.link?.channel.close(promise: nil) }
+    }
+
+    // MARK: - Hopping to the loop
+
+    private func call<T: Sendable>(
+        _ body: @escaping @Sendable (SessionCore) throws(SessionError) -> T
+    ) async throws -> T {
+        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
+        let core = self.core
+        return try await loop.submit { () throws -> T in try body(core.value) }.get()
+    }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable (SessionCore) -> EventLoopFuture<T>) async throws -> T {
+        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
+        let core = self.core
+        return try await loop.flatSubmit { body(core.value) }.get()
+    }
+}

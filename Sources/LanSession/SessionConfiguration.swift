@@ -1,0 +1,124 @@
+import NIOCore
+import WireCodec
+
+/// Everything a session needs to know before it starts.
+public struct SessionConfiguration: Sendable {
+    /// This peer's stable identity.
+    public var peerID: PeerID
+    /// This peer's display name, at most `Wire.maxNameLength` UTF-8 bytes.
+    public var displayName: String
+    /// The session to join; peers of other sessions are refused.
+    public var sessionName: String
+    /// Address to listen on (TCP and UDP), e.g. "127.0.0.1" or "0.0.0.0".
+    public var host: String
+    /// Port to listen on, TCP and UDP alike; 0 picks a free one.
+    public var port: Int
+    /// Most peers besides this one, 1...64.
+    public var maxPeers: Int
+    /// How invitations from other peers are answered.
+    public var invitationPolicy: InvitationPolicy
+    /// Context bytes sent with this peer's invitations, at most `Wire.maxInvitationContextLength`.
+    public var invitationContext: [UInt8]
+    /// How long this peer waits for an answer to its invitations, and how long it gives itself to decide.
+    public var invitationTimeout: TimeAmount
+    /// A peer silent for this long is lost.
+    public var livenessTimeout: TimeAmount
+    /// Quiet links send a heartbeat this often.
+    public var heartbeatInterval: TimeAmount
+    /// Redialling a lost peer backs off from this delay...
+    public var reconnectInitialDelay: TimeAmount
+    /// ...up to this one.
+    public var reconnectMaximumDelay: TimeAmount
+    /// Unacknowledged reliable messages kept per peer for resending after a reconnect.
+    public var replayBufferMessages: Int
+    /// Unacknowledged reliable bytes kept per peer.
+    public var replayBufferBytes: Int
+    /// Whether to offer the unreliable channel (UDP datagrams).
+    public var datagrams: Bool
+    /// Give up on UDP to a peer, and send its unreliable messages on the reliable link, after this long without an
+    /// answer to a datagram probe.
+    public var datagramProbeTimeout: TimeAmount
+
+    /// Creates a configuration with the defaults of the design: 8 peers, 2 s liveness, backoff capped at 5 s.
+    public init(
+        peerID: PeerID = .random(), displayName: String, sessionName: String = "default", host: String = "127.0.0.1",
+        port: Int = 0, maxPeers: Int = 8, invitationPolicy: InvitationPolicy = .acceptAll,
+        invitationContext: [UInt8] = [], invitationTimeout: TimeAmount = .seconds(30),
+        livenessTimeout: TimeAmount = .seconds(2), heartbeatInterval: TimeAmount? = nil,
+        reconnectInitialDelay: TimeAmount = .milliseconds(100), reconnectMaximumDelay: TimeAmount = .seconds(5),
+        replayBufferMessages: Int = 65_536, replayBufferBytes: Int = 4 << 20, datagrams: Bool = true,
+        datagramProbeTimeout: TimeAmount = .seconds(1)
+    ) {
+        self.peerID = peerID
+        self.displayName = displayName
+        self.sessionName = sessionName
+        self.host = host
+        self.port = port
+        self.maxPeers = maxPeers
+        self.invitationPolicy = invitationPolicy
+        self.invitationContext = invitationContext
+        self.invitationTimeout = invitationTimeout
+        self.livenessTimeout = livenessTimeout
+        self.heartbeatInterval = heartbeatInterval ?? .nanoseconds(livenessTimeout.nanoseconds / 4)
+        self.reconnectInitialDelay = reconnectInitialDelay
+        self.reconnectMaximumDelay = reconnectMaximumDelay
+        self.replayBufferMessages = replayBufferMessages
+        self.replayBufferBytes = replayBufferBytes
+        self.datagrams = datagrams
+        self.datagramProbeTimeout = datagramProbeTimeout
+    }
+
+    /// Checks every value against its limit.
+    public func validate() throws(SessionError) {
+        guard displayName.utf8.count <= Wire.maxNameLength, !displayName.isEmpty else {
+            throw SessionError(.invalidConfiguration, "display name must be 1...\(Wire.maxNameLength) UTF-8 bytes")
+        }
+        guard sessionName.utf8.count <= Wire.maxNameLength else {
+            throw SessionError(.invalidConfiguration, "session name must be at most \(Wire.maxNameLength) UTF-8 bytes")
+        }
+        guard (1...64).contains(maxPeers) else {
+            throw SessionError(.invalidConfiguration, "max peers must be 1...64, got \(maxPeers)")
+        }
+        guard (0...65_535).contains(port) else {
+            throw SessionError(.invalidConfiguration, "port must be 0...65535, got \(port)")
+        }
+        guard invitationContext.count <= Wire.maxInvitationContextLength else {
+            throw SessionError(
+                .invalidConfiguration, "invitation context above \(Wire.maxInvitationContextLength) bytes")
+        }
+        guard peerID.rawValue != 0 else { throw SessionError(.invalidConfiguration, "peer id 0 is reserved") }
+        guard livenessTimeout > heartbeatInterval, heartbeatInterval > .zero else {
+            throw SessionError(
+                .invalidConfiguration, "the heartbeat interval must be shorter than the liveness timeout")
+        }
+    }
+}
+
+/// How a session answers invitations.
+public enum InvitationPolicy: Sendable {
+    /// Accept every invitation while there is room.
+    case acceptAll
+    /// Ask: each invitation becomes an ``SessionEvent/invitation(_:)`` event, answered with
+    /// ``Session/answer(_:accept:reason:)`` before the session's invitation timeout, or declined as timed out.
+    case ask
+    /// Decide with a function; a decision not made before the invitation timeout declines as timed out.
+    case decide(@Sendable (InvitationRequest) async -> InvitationDecision)
+}
+
+/// An invitation waiting for an answer.
+public struct InvitationRequest: Hashable, Sendable {
+    /// Number to answer it by.
+    public var id: UInt64
+    /// Who invites.
+    public var peerID: PeerID
+    /// Its display name.
+    public var displayName: String
+    /// Its context bytes.
+    public var context: [UInt8]
+}
+
+/// An answer to an invitation.
+public enum InvitationDecision: Hashable, Sendable {
+    case accept
+    case decline(DeclineReason)
+}

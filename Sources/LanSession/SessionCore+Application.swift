@@ -1,0 +1,154 @@
+import NIOCore
+import WireCodec
+
+extension SessionCore {
+    /// Applies an application command received from `peer`, on either channel.
+    func handleApplication(_ message: Message, from peer: PeerRecord) {
+        switch message {
+        case .handshake(let name):
+            if peer.name != name {
+                peer.name = name
+                publishState(of: peer)
+            }
+        case .negotiate, .negotiateConfirm:
+            // The original app raced timestamps for player indexes; here they follow from membership.
+            break
+        case .layout(let entries):
+            let announced = PlayerLayout(entries: entries)
+            if announced != layout {
+                logger.debug("layout from \(peer.name) differs from ours while membership settles")
+            }
+        case .counterIncrement(let delta):
+            counter.add(UInt64(delta), to: peer.id)
+            events.yield(.counter(peer.id, count: counter[peer.id], total: counter.total))
+        case .counterState(let entries):
+            var state: [PeerID: UInt64] = [:]
+            for entry in entries { state[entry.peerID] = max(state[entry.peerID] ?? 0, entry.count) }
+            for grown in counter.merge(state) {
+                events.yield(.counter(grown, count: counter[grown], total: counter.total))
+            }
+        case .pickUp(let view):
+            events.yield(.pickUp(view: view, by: peer.id))
+            if layout.coordinator == localPeer { grant(view, to: peer.id) }
+        case .bubbleState(let state):
+            guard layout.coordinator == peer.id else {
+                logger.debug("ignoring bubble state from \(peer.name), which is not the coordinator")
+                return
+            }
+            let previous = bubbles.bubbles[Int(min(state.view, UInt8(BubbleBoard.count - 1)))].holder
+            if bubbles.apply(state), previous != state.holder {
+                events.yield(.holder(view: state.view, holder: state.holder))
+            }
+        case .move(let move):
+            if bubbles.apply(move, from: peer.id) {
+                events.yield(.move(view: move.view, x: move.x, y: move.y, by: peer.id))
+            }
+        case .drop(let drop):
+            if bubbles.apply(drop, from: peer.id) {
+                events.yield(.drop(view: drop.view, x: drop.x, y: drop.y, by: peer.id))
+                events.yield(.holder(view: drop.view, holder: nil))
+            }
+        default:
+            logger.debug("ignoring \(message.kind) from \(peer.name)")
+        }
+    }
+
+    /// Coordinator: grants `view` to `peer` if it is free, and tells everyone.
+    func grant(_ view: UInt8, to id: PeerID) {
+        guard let state = bubbles.request(view, by: id) else { return }
+        events.yield(.holder(view: view, holder: id))
+        for peer in peers.values where peer.isConnected { sendSequenced(.bubbleState(state), to: peer) }
+    }
+
+    // MARK: - Local actions
+
+    /// Counts `count` presses of the local peer and sends them to every member. Returns the local count.
+    func increment(by count: UInt64) -> UInt64 {
+        counter.add(count, to: localPeer)
+        var remaining = count
+        while remaining > 0 {
+            let delta = UInt16(min(remaining, UInt64(Wire.maxIncrementDelta)))
+            broadcastSequenced(.counterIncrement(delta: delta))
+            remaining -= UInt64(delta)
+        }
+        events.yield(.counter(localPeer, count: counter[localPeer], total: counter.total))
+        return counter[localPeer]
+    }
+
+    /// Asks for a bubble: granted at once when this peer coordinates, otherwise when the coordinator says so.
+    func pickUp(_ view: UInt8) throws(SessionError) {
+        guard BubbleBoard.isValid(view) else { throw SessionError(.invalidArgument, "no bubble \(view)") }
+        events.yield(.pickUp(view: view, by: localPeer))
+        if layout.coordinator == localPeer {
+            grant(view, to: localPeer)
+        }
+        for peer in peers.values where peer.isConnected { sendSequenced(.pickUp(view: view), to: peer) }
+    }
+
+    /// Moves a bubble this peer holds; the move goes unreliably to every connected peer.
+    func move(_ view: UInt8, x: Float, y: Float) throws(SessionError) {
+        guard BubbleBoard.isValid(view) else { throw SessionError(.invalidArgument, "no bubble \(view)") }
+        guard x.isFinite, y.isFinite else { throw SessionError(.invalidArgument, "coordinates must be finite") }
+        guard bubbles.bubbles[Int(view)].holder == localPeer else {
+            throw SessionError(.invalidArgument, "bubble \(view) is not held by this peer")
+        }
+        moveSequence[Int(view)] &+= 1
+        let move = Move(view: view, x: x, y: y, sequence: moveSequence[Int(view)])
+        _ = bubbles.apply(move, from: localPeer)
+        events.yield(.move(view: view, x: x, y: y, by: localPeer))
+        for peer in peers.values where peer.isConnected { sendUnreliable(.move(move), to: peer) }
+    }
+
+    /// Drops a bubble this peer holds at its final position; the drop goes reliably to everyone.
+    func drop(_ view: UInt8, x: Float, y: Float) throws(SessionError) {
+        guard BubbleBoard.isValid(view) else { throw SessionError(.invalidArgument, "no bubble \(view)") }
+        guard x.isFinite, y.isFinite else { throw SessionError(.invalidArgument, "coordinates must be finite") }
+        let drop = Drop(view: view, x: x, y: y)
+        guard bubbles.apply(drop, from: localPeer) else {
+            throw SessionError(.invalidArgument, "bubble \(view) is not held by this peer")
+        }
+        events.yield(.drop(view: view, x: x, y: y, by: localPeer))
+        events.yield(.holder(view: view, holder: nil))
+        broadcastSequenced(.drop(drop))
+    }
+
+    /// Measures one round trip to `peer` on the given channel.
+    func ping(_ id: PeerID, unreliable: Bool) -> EventLoopFuture<TimeAmount> {
+        guard let peer = peers[id], peer.isConnected, let link = peer.link else {
+            return loop.makeFailedFuture(SessionError(.noSuchPeer, "\(id) is not connected"))
+        }
+        let nonce = nextNonce
+        nextNonce &+= 1
+        let promise = loop.makePromise(of: TimeAmount.self)
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let timeout = loop.scheduleTask(in: .seconds(2)) {
+            let pending = bound.value.pendingPings.removeValue(forKey: nonce)
+            pending?.promise.fail(SessionError(.timedOut, "no answer from \(id) within 2 s"))
+        }
+        let now = NIODeadline.now()
+        pendingPings[nonce] = PendingPing(promise: promise, sentAt: now, timeout: timeout)
+        let ping = Message.ping(Ping(nonce: nonce, timestamp: nowMicros(now)))
+        if unreliable && peer.route == .udp {
+            sendDatagram(ping, to: peer)
+        } else {
+            write(ping, on: link)
+        }
+        return promise.futureResult
+    }
+
+    func receivedPong(_ pong: Ping, from peer: PeerRecord, unreliable: Bool = false) {
+        let now = NIODeadline.now()
+        if let pending = pendingPings.removeValue(forKey: pong.nonce) {
+            pending.timeout.cancel()
+            pending.promise.succeed(now - pending.sentAt)
+            return
+        }
+        let sample = Int64(nowMicros(now)) - Int64(pong.timestamp)
+        guard sample >= 0 else { return }
+        if unreliable {
+            peer.datagramRTT.add(.microseconds(sample))
+        } else {
+            peer.rtt.add(.microseconds(sample))
+        }
+    }
+}

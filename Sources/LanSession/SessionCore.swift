@@ -1,0 +1,419 @@
+import Logging
+import NIOCore
+import WireCodec
+
+/// The state of a running session, confined to one event loop.
+///
+/// Every link and the datagram socket of the session live on the same loop as this core, so a message goes from the
+/// socket to the session's state without a thread hop or a lock. Public calls reach it through ``Session``, one hop
+/// per call.
+final class SessionCore {
+    enum RunState: Hashable {
+        case idle
+        case running
+        case stopped
+    }
+
+    let configuration: SessionConfiguration
+    let loop: any EventLoop
+    let transport: any Transport
+    let logger: Logger
+    let events: AsyncStream<SessionEvent>.Continuation
+    /// Random per start: tells peers that our sequence numbers start over.
+    let incarnation = UInt64.random(in: 1...UInt64.max)
+
+    var runState = RunState.idle
+    var port = 0
+    var listener: (any Channel)?
+    var datagramChannel: (any Channel)?
+    var links: [ObjectIdentifier: Link] = [:]
+    var peers: [PeerID: PeerRecord] = [:]
+    /// Static endpoints and the peer each one turned out to be.
+    var staticEndpoints: [Endpoint: PeerID?] = [:]
+    var endpointBackoff: [Endpoint: Backoff] = [:]
+    var endpointsDialing: Set<Endpoint> = []
+    var counter = GCounter()
+    var bubbles = BubbleBoard()
+    var moveSequence = [UInt16](repeating: 0, count: BubbleBoard.count)
+    var layout: PlayerLayout
+    var tokens: [UInt64: PeerID] = [:]
+    var pendingInvitations: [UInt64: PendingInvitation] = [:]
+    var nextInvitationID: UInt64 = 1
+    var pendingPings: [UInt32: PendingPing] = [:]
+    var nextNonce: UInt32 = 1
+    var ticker: RepeatedTask?
+    let startedAt = NIODeadline.now()
+
+    struct PendingInvitation {
+        let link: Link
+        let request: InvitationRequest
+        let timeout: Scheduled<Void>
+    }
+
+    struct PendingPing {
+        let promise: EventLoopPromise<TimeAmount>
+        let sentAt: NIODeadline
+        let timeout: Scheduled<Void>
+    }
+
+    init(
+        configuration: SessionConfiguration, loop: any EventLoop, transport: any Transport, logger: Logger,
+        events: AsyncStream<SessionEvent>.Continuation
+    ) {
+        self.configuration = configuration
+        self.loop = loop
+        self.transport = transport
+        self.logger = logger
+        self.events = events
+        self.layout = PlayerLayout(members: [configuration.peerID])
+    }
+
+    var localPeer: PeerID { configuration.peerID }
+
+    /// Microseconds since this core started, the clock of our pings.
+    func nowMicros(_ now: NIODeadline = .now()) -> UInt64 {
+        UInt64(max(0, (now - startedAt).nanoseconds / 1000))
+    }
+
+    // MARK: - Lifecycle
+
+    func start() -> EventLoopFuture<Int> {
+        loop.preconditionInEventLoop()
+        guard runState == .idle else {
+            return loop.makeFailedFuture(SessionError(.invalidArgument, "a session starts once"))
+        }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        return transport.listen(host: configuration.host, port: configuration.port, on: loop) { channel in
+            bound.value.setUpStream(channel, role: .acceptor, endpoint: nil)
+        }
+        .flatMap { (channel, port) -> EventLoopFuture<Int> in
+            let core = bound.value
+            core.listener = channel
+            core.port = port
+            guard core.configuration.datagrams, core.transport.carriesDatagrams else {
+                return core.loop.makeSucceededFuture(port)
+            }
+            return core.transport.openDatagrams(host: core.configuration.host, port: port, on: core.loop) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(DatagramHandler(core: bound.value))
+                }
+            }
+            .map { datagrams in
+                bound.value.datagramChannel = datagrams
+                return port
+            }
+            .flatMapError { error in
+                // Without a datagram socket the session still works: unreliable messages use the reliable link.
+                bound.value.logger.warning("no datagram socket on port \(port): \(error); using the reliable link only")
+                return bound.value.loop.makeSucceededFuture(port)
+            }
+        }
+        .map { port in
+            let core = bound.value
+            core.runState = .running
+            core.ticker = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
+                _ in bound.value.tick()
+            }
+            core.logger.info(
+                "session \(core.configuration.sessionName) as \(core.localPeer) (\(core.configuration.displayName)) on port \(port)"
+            )
+            for endpoint in core.staticEndpoints.keys { core.dial(endpoint) }
+            return port
+        }
+    }
+
+    func stop() -> EventLoopFuture<Void> {
+        loop.preconditionInEventLoop()
+        guard runState != .stopped else { return loop.makeSucceededVoidFuture() }
+        runState = .stopped
+        ticker?.cancel()
+        for peer in peers.values { peer.redial?.cancel() }
+        for pending in pendingInvitations.values { pending.timeout.cancel() }
+        pendingInvitations = [:]
+        for (_, ping) in pendingPings {
+            ping.timeout.cancel()
+            ping.promise.fail(SessionError(.notRunning, "session stopped"))
+        }
+        pendingPings = [:]
+        var closing: [EventLoopFuture<Void>] = []
+        for link in links.values where link.isOpen {
+            if link.phase == .established { write(.bye(.leaving), on: link) }
+            link.phase = .closed
+            closing.append(link.channel.close().recover { _ in })
+        }
+        if let listener { closing.append(listener.close().recover { _ in }) }
+        if let datagramChannel { closing.append(datagramChannel.close().recover { _ in }) }
+        return EventLoopFuture.andAllComplete(closing, on: loop).map { [events] in
+            events.finish()
+        }
+    }
+
+    // MARK: - Dialling
+
+    /// Adds a static endpoint and dials it (now, or when the session starts).
+    func addStaticEndpoint(_ endpoint: Endpoint) {
+        if staticEndpoints[endpoint] == nil { staticEndpoints[endpoint] = .some(nil) }
+        if runState == .running { dial(endpoint) }
+    }
+
+    /// Adds an endpoint learnt from discovery for `peer`, and dials it if there is no link.
+    func addDiscoveredEndpoint(_ endpoint: Endpoint, peer id: PeerID, name: String) {
+        guard id != localPeer else { return }
+        let peer = record(for: id)
+        if peer.name.isEmpty { peer.name = name }
+        peer.endpoints.insert(endpoint)
+        peer.left = false
+        if peer.link == nil, !peer.dialing, runState == .running {
+            if peer.state == .discovered { publishState(of: peer) }
+            dial(endpoint, for: peer)
+        }
+    }
+
+    /// Forgets discovered endpoints of a peer that stopped advertising.
+    func removeDiscoveredEndpoints(peer id: PeerID) {
+        guard let peer = peers[id] else { return }
+        let fixed = Set(staticEndpoints.filter { $0.value == id }.keys)
+        peer.endpoints = peer.endpoints.intersection(fixed)
+    }
+
+    func record(for id: PeerID) -> PeerRecord {
+        if let peer = peers[id] { return peer }
+        let peer = PeerRecord(id: id, configuration: configuration)
+        peers[id] = peer
+        return peer
+    }
+
+    func dial(_ endpoint: Endpoint, for peer: PeerRecord? = nil) {
+        guard runState == .running, !endpointsDialing.contains(endpoint) else { return }
+        if let peer {
+            guard peer.link == nil else { return }
+            peer.dialing = true
+        }
+        endpointsDialing.insert(endpoint)
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let peerID = peer?.id
+        logger.debug("dialling \(endpoint)")
+        transport.connect(to: endpoint, on: loop) { channel in
+            bound.value.setUpStream(channel, role: .dialer, endpoint: endpoint)
+        }
+        .whenComplete { result in
+            let core = bound.value
+            core.endpointsDialing.remove(endpoint)
+            let peer = peerID.flatMap { core.peers[$0] }
+            peer?.dialing = false
+            if case .failure(let error) = result {
+                core.logger.debug("dialling \(endpoint) failed: \(error)")
+                core.scheduleRedial(endpoint, for: peer)
+            }
+        }
+    }
+
+    /// Schedules another dial of `endpoint` after the backoff delay, if there is still a reason to dial it.
+    func scheduleRedial(_ endpoint: Endpoint, for peer: PeerRecord?) {
+        guard runState == .running else { return }
+        let known = peer ?? staticEndpoints[endpoint].flatMap { $0 }.flatMap { peers[$0] }
+        let delay: Duration
+        if let known {
+            guard known.link == nil, !known.left, known.endpoints.contains(endpoint) || staticEndpoints[endpoint] != nil
+            else { return }
+            delay = known.backoff.nextDelay()
+        } else {
+            guard staticEndpoints[endpoint] != nil else { return }
+            delay = endpointBackoff[
+                endpoint,
+                default: Backoff(
+                    initial: .nanoseconds(configuration.reconnectInitialDelay.nanoseconds),
+                    maximum: .nanoseconds(configuration.reconnectMaximumDelay.nanoseconds))
+            ].nextDelay()
+        }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let scheduled = loop.scheduleTask(in: .nanoseconds(Int64(delay / .nanoseconds(1)))) {
+            let core = bound.value
+            known?.redial = nil
+            if let known {
+                guard known.link == nil else { return }
+                core.dial(endpoint, for: known)
+            } else {
+                core.dial(endpoint)
+            }
+        }
+        known?.redial?.cancel()
+        known?.redial = scheduled
+    }
+
+    /// Redials a peer that lost its link, by every endpoint it is known by.
+    func redialIfPossible(_ peer: PeerRecord) {
+        guard runState == .running, !peer.left else { return }
+        let endpoints = peer.endpoints.union(staticEndpoints.filter { $0.value == peer.id }.map(\.key))
+        guard let endpoint = endpoints.sorted(by: { $0.description < $1.description }).first else { return }
+        scheduleRedial(endpoint, for: peer)
+    }
+
+    // MARK: - Channels
+
+    /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
+    func setUpStream(_ channel: any Channel, role: Link.Role, endpoint: Endpoint?) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
+            let decoder = ByteToMessageHandler(WireFrameDecoder(limits: .default))
+            try channel.pipeline.syncOperations.addHandler(decoder)
+            try channel.pipeline.syncOperations.addHandler(LinkHandler(core: self, role: role, endpoint: endpoint))
+        }
+    }
+
+    func linkOpened(channel: any Channel, role: Link.Role, endpoint: Endpoint?) -> Link {
+        let liveness = Liveness(
+            heartbeatInterval: configuration.heartbeatInterval, timeout: configuration.livenessTimeout, now: .now())
+        let link = Link(channel: channel, role: role, endpoint: endpoint, transport: transport.name, liveness: liveness)
+        links[ObjectIdentifier(link)] = link
+        guard runState == .running else {
+            close(link, reason: "session is not running")
+            return link
+        }
+        write(.hello(localHello), on: link)
+        return link
+    }
+
+    var localHello: Hello {
+        var capabilities: Capabilities = [.resume]
+        if datagramChannel != nil { capabilities.insert(.datagrams) }
+        return Hello(
+            peerID: localPeer, incarnation: incarnation, capabilities: capabilities,
+            datagramPort: datagramChannel != nil ? UInt16(port) : 0, displayName: configuration.displayName,
+            sessionName: configuration.sessionName)
+    }
+
+    func linkFailed(_ link: Link, error: any Error) {
+        if let wire = error as? WireError {
+            logger.warning("closing link \(link.remoteDescription): malformed frame: \(wire)")
+        } else {
+            logger.debug("link \(link.remoteDescription) failed: \(error)")
+        }
+    }
+
+    func linkClosed(_ link: Link) {
+        links[ObjectIdentifier(link)] = nil
+        let wasEstablished = link.phase == .established
+        link.phase = .closed
+        guard let id = link.peerID, let peer = peers[id], peer.link === link else {
+            if let endpoint = link.endpoint, link.peerID == nil { scheduleRedial(endpoint, for: nil) }
+            return
+        }
+        peer.link = nil
+        if let token = peer.linkToken { tokens[token] = nil }
+        peer.linkToken = nil
+        if wasEstablished && !peer.left {
+            logger.info("lost \(peer.name) (\(peer.id))")
+            events.yield(.peerLost(peer.id))
+        }
+        peer.state = peer.left ? .lost : (canRedial(peer) ? .reconnecting : .lost)
+        publishState(of: peer)
+        membershipChanged()
+        redialIfPossible(peer)
+    }
+
+    func canRedial(_ peer: PeerRecord) -> Bool {
+        !peer.endpoints.isEmpty || staticEndpoints.values.contains(peer.id)
+    }
+
+    /// Closes `link`, ignoring whatever it still delivers.
+    func close(_ link: Link, reason: String) {
+        guard link.isOpen else { return }
+        logger.debug("closing link \(link.remoteDescription): \(reason)")
+        let wasEstablished = link.phase == .established
+        link.phase = .closed
+        link.channel.close(promise: nil)
+        if wasEstablished || link.peerID != nil {
+            // linkClosed runs when the channel goes inactive and settles the peer's state.
+        }
+    }
+
+    // MARK: - Writing
+
+    func write(_ message: Message, on link: Link) {
+        var buffer = link.channel.allocator.buffer(capacity: 16)
+        do {
+            try buffer.writeFrame(message)
+        } catch {
+            logger.error("cannot encode \(message.kind): \(error)")
+            return
+        }
+        link.liveness.didSend(at: .now())
+        link.channel.writeAndFlush(buffer, promise: nil)
+    }
+
+    /// Sends a sequenced message to `peer`: numbered, kept for resending, written if the link is up.
+    func sendSequenced(_ message: Message, to peer: PeerRecord) {
+        var buffer = (peer.link?.channel.allocator ?? ByteBufferAllocator()).buffer(capacity: 16)
+        do {
+            try buffer.writeFrame(message)
+        } catch {
+            logger.error("cannot encode \(message.kind): \(error)")
+            return
+        }
+        let (_, overflowed) = peer.reliable.send(buffer.readableBytesView)
+        if overflowed {
+            logger.warning(
+                "replay buffer for \(peer.name) (\(peer.id)) overflowed; the peer will be re-synchronised on reconnect")
+        }
+        if let link = peer.link, link.phase == .established {
+            link.liveness.didSend(at: .now())
+            link.channel.writeAndFlush(buffer, promise: nil)
+        }
+    }
+
+    /// Peers that take part in the session: connected now, or connected before and expected back.
+    var members: [PeerRecord] {
+        peers.values.filter { $0.everConnected && !$0.left && $0.state != .discovered }
+    }
+
+    /// Sends a sequenced message to every member, connected or coming back.
+    func broadcastSequenced(_ message: Message) {
+        for peer in members { sendSequenced(message, to: peer) }
+    }
+
+    // MARK: - State
+
+    func info(of peer: PeerRecord) -> PeerInfo {
+        PeerInfo(
+            peerID: peer.id, name: peer.name, state: peer.state, transport: peer.link?.transport ?? transport.name,
+            address: peer.link?.remoteDescription ?? peer.endpoints.first?.description,
+            playerIndex: peer.isConnected ? layout.indexes[peer.id] : nil,
+            rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: peer.route)
+    }
+
+    func publishState(of peer: PeerRecord) {
+        events.yield(.peerState(info(of: peer)))
+    }
+
+    /// Recomputes the layout after membership changed; the coordinator announces it and takes over arbitration.
+    @discardableResult
+    func membershipChanged() -> Bool {
+        let connected = peers.values.filter(\.isConnected).map(\.id)
+        let newLayout = PlayerLayout(members: connected + [localPeer])
+        guard newLayout != layout else { return false }
+        let previousCoordinator = layout.coordinator
+        layout = newLayout
+        events.yield(.layout(newLayout.indexes))
+        guard newLayout.coordinator == localPeer else { return true }
+        for peer in peers.values where peer.isConnected {
+            sendSequenced(.layout(newLayout.entries), to: peer)
+        }
+        // As coordinator, free the bubbles of peers that are gone and tell everyone where every bubble stands.
+        let present = Set(connected + [localPeer])
+        var changed = false
+        for index in 0..<BubbleBoard.count {
+            if let holder = bubbles.bubbles[index].holder, !present.contains(holder) {
+                _ = bubbles.release(heldBy: holder)
+                events.yield(.holder(view: UInt8(index), holder: nil))
+                changed = true
+            }
+        }
+        if changed || previousCoordinator != localPeer {
+            for index in 0..<BubbleBoard.count {
+                let state = bubbles.state(UInt8(index))
+                for peer in peers.values where peer.isConnected { sendSequenced(.bubbleState(state), to: peer) }
+            }
+        }
+        return true
+    }
+}
