@@ -6,7 +6,10 @@ let package = Package(
     dependencies: [
         // Named so that the product reference below does not depend on the name of the checkout's directory.
         .package(name: "LanSession", path: ".."),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // Compares WireCodec's encoded size and speed with protobuf, JSON, plists and keyed archives.
@@ -16,7 +19,18 @@ let package = Package(
                 .product(name: "WireCodec", package: "LanSession"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
-        )
+        ),
+        // Round-trip latency of sessions on loopback next to plain SwiftNIO TCP and UDP ping-pong.
+        .executableTarget(
+            name: "session-bench",
+            dependencies: [
+                .product(name: "LanSession", package: "LanSession"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

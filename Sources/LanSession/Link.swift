@@ -55,11 +55,6 @@ final class Link {
         let host = address.ipAddress ?? "?"
         return host.contains(":") ? "[\(host)]:\(address.port ?? 0)" : "\(host):\(address.port ?? 0)"
     }
-
-    /// Which peer opened it.
-    func dialer(localPeer: PeerID) -> PeerID? {
-        role == .dialer ? localPeer : peerID
-    }
 }
 
 /// Everything the session keeps about one peer, across its links.

@@ -68,7 +68,10 @@ struct ReliableChannel {
     /// whether we missed messages for good.
     mutating func peerResumed(_ peer: Resume) -> ResumeOutcome {
         replay.acknowledge(upTo: min(peer.received, nextSequence - 1))
-        let resend = replay.frames(after: peer.received) ?? ByteBuffer()
+        // Frames the peer missed that are no longer kept were announced as a gap by our own resume (its
+        // `nextSequence` is the oldest frame kept): resend from there.
+        let from = replay.count > 0 ? max(peer.received, replay.firstSequence - 1) : peer.received
+        let resend = replay.frames(after: from) ?? ByteBuffer()
         mustResynchronise = false
         if peer.nextSequence > received + 1 {
             let lost = peer.nextSequence - received - 1

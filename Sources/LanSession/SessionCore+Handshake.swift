@@ -110,17 +110,12 @@ extension SessionCore {
         if let existing = peer.link, existing !== link, existing.isOpen {
             // Two links to one peer (both dialled at once, or a redial before the old link was seen to die): keep
             // the one dialled by the lower peer id; between two of the same dialer, the newer one.
-            let keepNew: Bool
-            let newDialer = link.dialer(localPeer: localPeer)
-            let oldDialer = existing.dialer(localPeer: localPeer)
-            if newDialer == oldDialer {
-                keepNew = true
-            } else {
-                keepNew = newDialer == min(localPeer, peer.id)
-            }
+            let oldDialer = existing.role == .dialer ? localPeer : peer.id
+            let newDialer = link.role == .dialer ? localPeer : peer.id
+            let keepNew = LinkArbiter.keepsNewLink(
+                local: localPeer, peer: peer.id, newDialer: newDialer, oldDialer: oldDialer)
             if !keepNew {
-                logger.debug(
-                    "duplicate link to \(peer.name): keeping the one dialled by \(oldDialer.map { "\($0)" } ?? "?")")
+                logger.debug("duplicate link to \(peer.name): keeping the one dialled by \(oldDialer)")
                 write(.decline(.duplicateLink), on: link)
                 close(link, reason: "duplicate link")
                 return

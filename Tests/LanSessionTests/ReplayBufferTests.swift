@@ -1,0 +1,146 @@
+import NIOCore
+import Testing
+import WireCodec
+
+@testable import LanSession
+
+@Suite("ReplayBuffer")
+struct ReplayBufferTests {
+    static func frame(_ delta: UInt16) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        try! buffer.writeFrame(.counterIncrement(delta: delta))
+        return buffer
+    }
+
+    static func deltas(in frames: ByteBuffer) -> [UInt16] {
+        var decoder = StreamDecoder()
+        decoder.append(contentsOf: Array(frames.readableBytesView))
+        var result: [UInt16] = []
+        while case .counterIncrement(let delta)? = try? decoder.next() { result.append(delta) }
+        return result
+    }
+
+    @Test("keeps frames until acknowledged and resends exactly those after a given number")
+    func keepAndResend() {
+        var buffer = ReplayBuffer(maxMessages: 100, maxBytes: 10_000)
+        for sequence in 1...10 {
+            let kept = buffer.append(Self.frame(UInt16(sequence)).readableBytesView, sequence: UInt64(sequence))
+            #expect(kept)
+        }
+        #expect(Self.deltas(in: buffer.frames(after: 0)!) == Array(1...10))
+        #expect(Self.deltas(in: buffer.frames(after: 7)!) == [8, 9, 10])
+        buffer.acknowledge(upTo: 4)
+        #expect(buffer.count == 6)
+        #expect(buffer.firstSequence == 5)
+        #expect(Self.deltas(in: buffer.frames(after: 4)!) == Array(5...10))
+        #expect(buffer.frames(after: 3) == nil, "frame 4 is gone")
+        #expect(buffer.frames(after: 10)?.readableBytes == 0)
+        buffer.acknowledge(upTo: 10)
+        #expect(buffer.count == 0)
+        #expect(buffer.frames(after: 10)?.readableBytes == 0)
+    }
+
+    @Test("overflowing drops everything kept and counts it")
+    func overflowByCount() {
+        var buffer = ReplayBuffer(maxMessages: 3, maxBytes: 10_000)
+        for sequence in 1...3 {
+            let kept = buffer.append(Self.frame(1).readableBytesView, sequence: UInt64(sequence))
+            #expect(kept)
+        }
+        let kept1 = buffer.append(Self.frame(1).readableBytesView, sequence: 4)
+        #expect(!kept1)
+        #expect(buffer.count == 0)
+        #expect(buffer.dropped == 4)
+        #expect(buffer.frames(after: 0) == nil)
+        let kept2 = buffer.append(Self.frame(5).readableBytesView, sequence: 5)
+        #expect(kept2)
+        #expect(Self.deltas(in: buffer.frames(after: 4)!) == [5])
+    }
+
+    @Test("the byte bound holds too")
+    func overflowByBytes() {
+        var buffer = ReplayBuffer(maxMessages: 1_000, maxBytes: 7)
+        let kept3 = buffer.append(Self.frame(1).readableBytesView, sequence: 1)
+        #expect(kept3)
+        let kept4 = buffer.append(Self.frame(2).readableBytesView, sequence: 2)
+        #expect(kept4)
+        let kept5 = buffer.append(Self.frame(3).readableBytesView, sequence: 3)
+        #expect(!kept5)
+    }
+
+    @Test("acknowledging a long run keeps memory bounded")
+    func boundedMemory() {
+        var buffer = ReplayBuffer(maxMessages: 1_000, maxBytes: 100_000)
+        for sequence in 1...100_000 {
+            let kept = buffer.append(Self.frame(1).readableBytesView, sequence: UInt64(sequence))
+            #expect(kept)
+            if sequence % 50 == 0 { buffer.acknowledge(upTo: UInt64(sequence)) }
+        }
+        #expect(buffer.frames.capacity <= 8_192)
+    }
+}
+
+@Suite("ReliableChannel")
+struct ReliableChannelTests {
+    @Test("numbers messages, acknowledges and resumes where the peer stopped")
+    func resume() {
+        var sender = ReliableChannel(maxMessages: 100, maxBytes: 10_000)
+        var receiver = ReliableChannel(maxMessages: 100, maxBytes: 10_000)
+        for delta in 1...5 {
+            let sequence = sender.send(ReplayBufferTests.frame(UInt16(delta)).readableBytesView).sequence
+            #expect(sequence == UInt64(delta))
+        }
+        // The receiver got three before the link broke.
+        for _ in 0..<3 { _ = receiver.receive() }
+        #expect(receiver.ackDue)
+        let outcome = sender.peerResumed(receiver.makeResume())
+        guard case .resend(let frames) = outcome else {
+            Issue.record("expected a plain resend, got \(outcome)")
+            return
+        }
+        #expect(ReplayBufferTests.deltas(in: frames) == [4, 5])
+        #expect(!receiver.ackDue)
+        // The sender's own resume tells the receiver nothing is missing.
+        let senderResume = sender.makeResume()
+        let back = receiver.peerResumed(senderResume)
+        #expect(back == .resend(ByteBuffer()))
+    }
+
+    @Test("after an overflow the receiver sees a gap, jumps ahead and re-synchronises")
+    func gap() {
+        var sender = ReliableChannel(maxMessages: 2, maxBytes: 10_000)
+        var receiver = ReliableChannel(maxMessages: 2, maxBytes: 10_000)
+        var overflowed = false
+        for delta in 1...5 {
+            overflowed = sender.send(ReplayBufferTests.frame(UInt16(delta)).readableBytesView).overflowed || overflowed
+        }
+        #expect(overflowed)
+        #expect(sender.mustResynchronise)
+        // Nothing was received; the sender can only offer what it kept.
+        let senderResume = sender.makeResume()
+        let outcome = receiver.peerResumed(senderResume)
+        guard case .gap(let lost, _) = outcome else {
+            Issue.record("expected a gap, got \(outcome)")
+            return
+        }
+        #expect(lost == senderResume.nextSequence - 1)
+        #expect(receiver.received == senderResume.nextSequence - 1)
+        guard case .resend(let frames) = sender.peerResumed(Resume(received: 0, nextSequence: 1)) else {
+            Issue.record("the sender resends what it kept")
+            return
+        }
+        #expect(ReplayBufferTests.deltas(in: frames) == [4, 5], "what was kept after the overflow")
+        #expect(!sender.mustResynchronise)
+    }
+
+    @Test("a restarted peer starts both directions over")
+    func restart() {
+        var channel = ReliableChannel(maxMessages: 10, maxBytes: 10_000)
+        _ = channel.send(ReplayBufferTests.frame(1).readableBytesView)
+        _ = channel.receive()
+        channel.peerRestarted()
+        #expect(channel.received == 0)
+        let sequence = channel.send(ReplayBufferTests.frame(1).readableBytesView).sequence
+        #expect(sequence == 1)
+    }
+}
