@@ -34,6 +34,8 @@ final class Link {
     let transport: String
     let openedAt: NIODeadline
     var phase = Phase.awaitingHello
+    /// Whether the handshake completed, even if the link is closing now.
+    var wasEstablished = false
     var hello: Hello?
     var liveness: Liveness
 

@@ -257,6 +257,7 @@ extension SessionCore {
     /// The handshake is complete both ways: the peer is connected.
     func establish(_ link: Link, peer: PeerRecord, outcome: ReliableChannel.ResumeOutcome) {
         link.phase = .established
+        link.wasEstablished = true
         peer.state = .connected
         peer.everConnected = true
         peer.left = false

@@ -292,7 +292,7 @@ final class SessionCore {
 
     func linkClosed(_ link: Link) {
         links[ObjectIdentifier(link)] = nil
-        let wasEstablished = link.phase == .established
+        let wasEstablished = link.wasEstablished
         link.phase = .closed
         guard let id = link.peerID, let peer = peers[id], peer.link === link else {
             if let endpoint = link.endpoint, link.peerID == nil { scheduleRedial(endpoint, for: nil) }
@@ -319,12 +319,9 @@ final class SessionCore {
     func close(_ link: Link, reason: String) {
         guard link.isOpen else { return }
         logger.debug("closing link \(link.remoteDescription): \(reason)")
-        let wasEstablished = link.phase == .established
         link.phase = .closed
+        // linkClosed runs when the channel goes inactive and settles the peer's state.
         link.channel.close(promise: nil)
-        if wasEstablished || link.peerID != nil {
-            // linkClosed runs when the channel goes inactive and settles the peer's state.
-        }
     }
 
     // MARK: - Writing

@@ -1,0 +1,187 @@
+import Dispatch
+import Foundation
+import Histogram
+import LanSession
+import NIOCore
+import NIOPosix
+
+/// Round-trip latency of LanSession sessions on loopback next to plain SwiftNIO TCP and UDP ping-pong.
+///
+/// Every row runs on the two event loops of one 2-thread group (client or pinging session on one, server or
+/// answering session on the other) and is driven from a Swift async caller, one round trip at a time; see
+/// `LatencyMeter` for what a sample includes.
+@main
+struct SessionBench {
+    /// The only address the benchmark binds to or connects to.
+    static let loopback = "127.0.0.1"
+    /// Bytes of the raw baselines' message.
+    static let messageSize = 3
+    /// How long B may take to connect to A.
+    static let connectTimeout = Duration.seconds(10)
+    /// How long closing sockets, stopping sessions or shutting down the event loops may take.
+    static let cleanUpTimeout = 10
+
+    static let usage = "usage: session-bench [--json] [--count N]"
+
+    /// What the command line asked for.
+    struct Options {
+        var json = false
+        var count = 10_000
+    }
+
+    static func main() async {
+        let options = parseArguments()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        var failure: (any Error)?
+        do {
+            try await run(options, group: group)
+        } catch {
+            failure = error
+        }
+        await cleanUp("shutting down the event loops") { try? await group.shutdownGracefully() }
+        if let failure {
+            printError("session-bench: \(failure)")
+            exit(1)
+        }
+    }
+
+    static func parseArguments() -> Options {
+        var options = Options()
+        var arguments = CommandLine.arguments.dropFirst()
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--json":
+                options.json = true
+            case "--count":
+                guard let text = arguments.popFirst(), let count = Int(text), count > 0 else {
+                    printError("session-bench: --count needs a positive whole number; \(usage)")
+                    exit(2)
+                }
+                options.count = count
+            case "-h", "--help":
+                print(usage)
+                exit(0)
+            default:
+                printError("session-bench: unknown argument '\(argument)'; \(usage)")
+                exit(2)
+            }
+        }
+        return options
+    }
+
+    /// Measures every row and prints it. Runs off the main actor, so that round trips resume on the concurrency
+    /// pool and never wait for the main thread.
+    nonisolated static func run(_ options: Options, group: MultiThreadedEventLoopGroup) async throws {
+        // `next()` goes round the group's loops in turn: two calls give its two loops.
+        let clientLoop = group.next()
+        let serverLoop = group.next()
+        guard clientLoop !== serverLoop else { throw BenchError("the group gave the same event loop twice") }
+        let message = [UInt8](repeating: 0x2a, count: messageSize)
+        let count = options.count
+        var results: [LatencyResult] = []
+        func report(_ name: String, transport: String, channel: String, _ histogram: Histogram<UInt64>) {
+            let result = LatencyResult(
+                name: name, transport: transport, channel: channel, size: messageSize, histogram: histogram)
+            results.append(result)
+            if options.json {
+                // Unbuffered, so that each line shows up as soon as its row is measured.
+                FileHandle.standardOutput.write(Data((result.jsonLine + "\n").utf8))
+            }
+        }
+
+        printError("session-bench: raw-tcp, \(LatencyMeter.warmUp) + \(count) round trips")
+        let tcp = try await RawTCPPingPong.start(message: message, clientLoop: clientLoop, serverLoop: serverLoop)
+        let tcpSamples = try await closing("the raw TCP pair", { await tcp.close() }) {
+            try await LatencyMeter.measure(count: count) { try await tcp.roundTrip() }
+        }
+        report("raw-tcp", transport: "loopback-raw", channel: "reliable", tcpSamples)
+
+        printError("session-bench: raw-udp, \(LatencyMeter.warmUp) + \(count) round trips")
+        let udp = try await RawUDPPingPong.start(message: message, clientLoop: clientLoop, serverLoop: serverLoop)
+        let udpSamples = try await closing("the raw UDP pair", { await udp.close() }) {
+            try await LatencyMeter.measure(count: count) { try await udp.roundTrip() }
+        }
+        report("raw-udp", transport: "loopback-raw", channel: "unreliable", udpSamples)
+
+        let pair = try await SessionPair.start(loopA: clientLoop, loopB: serverLoop)
+        try await closing("the sessions", { await pair.stop() }) {
+            try await pair.waitUntilConnected(within: connectTimeout)
+            let peer = pair.b.peerID
+            printError("session-bench: session-reliable, \(LatencyMeter.warmUp) + \(count) round trips")
+            let reliable = try await LatencyMeter.measure(count: count) {
+                _ = try await pair.a.ping(peer, unreliable: false)
+            }
+            report("session-reliable", transport: LANTransport.name, channel: "reliable", reliable)
+            // With `unreliable: true`, a ping quietly goes on the TCP link when UDP is not the route: check it is.
+            try await pair.checkDatagramRoute()
+            printError("session-bench: session-unreliable, \(LatencyMeter.warmUp) + \(count) round trips")
+            let unreliable = try await LatencyMeter.measure(count: count) {
+                _ = try await pair.a.ping(peer, unreliable: true)
+            }
+            try await pair.checkDatagramRoute()
+            report("session-unreliable", transport: LANTransport.name, channel: "unreliable", unreliable)
+        }
+
+        if !options.json {
+            printTable(results)
+        }
+    }
+
+    /// Runs `body`, then `close` whether `body` threw or not; `close` is bounded by ``cleanUp(_:_:)``.
+    nonisolated static func closing<T>(
+        _ what: String, _ close: () async -> Void, after body: () async throws -> T
+    ) async throws -> T {
+        let value: T
+        do {
+            value = try await body()
+        } catch {
+            await cleanUp("closing \(what)", close)
+            throw error
+        }
+        await cleanUp("closing \(what)", close)
+        return value
+    }
+
+    /// Runs `body`, and ends the process if it takes longer than ``cleanUpTimeout`` seconds.
+    nonisolated static func cleanUp(_ what: String, _ body: () async -> Void) async {
+        let watchdog = DispatchWorkItem {
+            printError("session-bench: \(what) did not finish within \(cleanUpTimeout) s")
+            exit(1)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(cleanUpTimeout), execute: watchdog)
+        await body()
+        watchdog.cancel()
+    }
+
+    static func printTable(_ results: [LatencyResult]) {
+        let header = LatencyResult.tableHeader
+        let rows = results.map(\.tableCells)
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            cells.indices.map { column in
+                let padding = String(repeating: " ", count: widths[column] - cells[column].count)
+                // Names are left-aligned, numbers right-aligned.
+                return column < 2 ? cells[column] + padding : padding + cells[column]
+            }.joined(separator: "  ")
+        }
+        print(line(header))
+        print(String(repeating: "-", count: widths.reduce(0, +) + 2 * (widths.count - 1)))
+        for row in rows {
+            print(line(row))
+        }
+
+        let session = results.first { $0.name == "session-reliable" }
+        let raw = results.first { $0.name == "raw-tcp" }
+        if let session, let raw, raw.medianNanoseconds > 0 {
+            let factor = Double(session.medianNanoseconds) / Double(raw.medianNanoseconds)
+            print("\nsession reliable p50 is \(String(format: "%.1f", factor))× raw TCP p50")
+        }
+    }
+}
+
+/// Writes one line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,114 @@
+import Foundation
+import LanSession
+import Testing
+import WireCodec
+
+/// Peers that misbehave, driven by hand over raw sockets.
+@Suite("Session against raw peers", .serialized)
+struct HostileInputTests {
+    func hello(version: UInt32 = Wire.protocolVersion, session: String = "test", id: UInt64 = 77) -> Message {
+        .hello(
+            Hello(
+                protocolVersion: version, peerID: PeerID(id), incarnation: 1, displayName: "raw",
+                sessionName: session))
+    }
+
+    @Test("a peer of another protocol version is declined with versionMismatch")
+    func versionMismatch() async throws {
+        let session = try makeSession(1)
+        let events = EventRecorder(session)
+        let port = try await session.start()
+        let raw = try RawPeer(port: port)
+        try raw.send(hello(version: 2))
+        guard case .hello? = raw.receive() else {
+            Issue.record("expected the session's hello first")
+            return
+        }
+        #expect(raw.receive() == .decline(.versionMismatch))
+        #expect(raw.closedByPeer())
+        #expect(
+            await events.wait { events in
+                events.contains { if case .declined(PeerID(77), _, .versionMismatch) = $0 { true } else { false } }
+            })
+        await session.stop()
+    }
+
+    @Test("a malformed frame closes that connection only; the session serves the next peer")
+    func malformedFrame() async throws {
+        let session = try makeSession(1)
+        let port = try await session.start()
+        let garbage = try RawPeer(port: port)
+        garbage.send([0x05, 0x99, 0x01, 0x02, 0x03, 0x04])  // kind 0x99 is unknown
+        #expect(garbage.closedByPeer())
+        let oversized = try RawPeer(port: port)
+        oversized.send([0xFF, 0xFF, 0xFF, 0x7F])  // a frame far above the limit
+        #expect(oversized.closedByPeer())
+        // A real peer still gets in.
+        let other = try makeSession(2)
+        try await other.start()
+        try await other.connect(to: await session.endpoint)
+        #expect(try await eventually { try await session.connectedPeers().count == 1 })
+        await stopAll([session, other])
+    }
+
+    @Test("a command before the handshake is a protocol error")
+    func commandBeforeHandshake() async throws {
+        let session = try makeSession(1)
+        let port = try await session.start()
+        let raw = try RawPeer(port: port)
+        try raw.send(.counterIncrement(delta: 5))
+        _ = raw.receive()  // the session's hello
+        #expect(raw.receive() == .bye(.protocolError))
+        #expect(try await session.counter().total == 0)
+        await session.stop()
+    }
+
+    @Test("a peer that completes the handshake and goes silent is lost within the liveness timeout")
+    func silentPeer() async throws {
+        let session = try makeSession(1)
+        let events = EventRecorder(session)
+        let port = try await session.start()
+        let raw = try RawPeer(port: port)
+        try raw.send(hello())
+        try raw.send(.invitation(Invitation()))
+        var accepted = false
+        while let message = raw.receive() {
+            if case .accept = message { accepted = true }
+            if case .resume = message { break }
+        }
+        #expect(accepted)
+        try raw.send(.resume(Resume(received: 0, nextSequence: 1)))
+        #expect(await events.wait { $0.contains(.peerConnected(PeerID(77), name: "raw")) })
+        let connectedAt = ContinuousClock.now
+        // From now on the raw peer answers nothing, not even the session's heartbeats.
+        #expect(await events.wait(timeout: .seconds(4)) { $0.contains(.peerLost(PeerID(77))) })
+        let elapsed = ContinuousClock.now - connectedAt
+        #expect(elapsed < .milliseconds(2_300), "lost after \(elapsed)")
+        #expect(elapsed >= .milliseconds(1_900), "lost too early, after \(elapsed)")
+        await session.stop()
+    }
+
+    @Test("increments that overflow the replay buffer while a link is down are re-synchronised, not lost")
+    func overflowResynchronises() async throws {
+        let a = try Session(
+            configuration: SessionConfiguration(
+                peerID: PeerID(1), displayName: "a", sessionName: "test"))
+        let b = try Session(
+            configuration: SessionConfiguration(
+                peerID: PeerID(2), displayName: "b", sessionName: "test", reconnectInitialDelay: .milliseconds(300),
+                replayBufferMessages: 16))
+        let eventsA = EventRecorder(a)
+        try await a.start()
+        try await b.start()
+        try await b.connect(to: await a.endpoint)  // only b dials, and it waits 300 ms before redialling
+        #expect(try await eventually { try await bothConnected(a, b) })
+        try await a.dropLink(to: PeerID(2))
+        #expect(await eventsA.wait { $0.contains(.peerLost(PeerID(2))) })
+        for _ in 0..<200 { try await b.increment() }
+        #expect(try await eventually(timeout: .seconds(5)) { try await a.counter()[PeerID(2)] == 200 })
+        #expect(eventsA.events.contains { if case .resynchronised(PeerID(2), _) = $0 { true } else { false } })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await a.counter()[PeerID(2)] == 200)
+        await stopAll([a, b])
+    }
+}
