@@ -54,6 +54,7 @@ let package = Package(
             name: "LanSessionTests",
             dependencies: [
                 "LanSession",
+                "AvahiDiscovery",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,0 +1,67 @@
+import AvahiDiscovery
+import WireCodec
+
+/// What a session advertises in its DNS-SD TXT record, and how a browser reads it back.
+///
+/// Keys: `v` protocol version, `id` peer id (16 hex digits), `s` session name, `u` UDP port (0: none), `n` display
+/// name. Short keys keep the record small (RFC 6763 section 6.2 recommends well under 200 bytes).
+public struct DiscoveryRecord: Hashable, Sendable {
+    /// The advertiser's protocol version.
+    public var protocolVersion: UInt32
+    /// The advertiser's identity.
+    public var peerID: PeerID
+    /// Its session.
+    public var sessionName: String
+    /// Its datagram port.
+    public var datagramPort: UInt16
+    /// Its display name.
+    public var displayName: String
+
+    /// Creates a record.
+    public init(
+        protocolVersion: UInt32 = Wire.protocolVersion, peerID: PeerID, sessionName: String, datagramPort: UInt16,
+        displayName: String
+    ) {
+        self.protocolVersion = protocolVersion
+        self.peerID = peerID
+        self.sessionName = sessionName
+        self.datagramPort = datagramPort
+        self.displayName = displayName
+    }
+
+    /// The TXT record.
+    public var txt: [String: String] {
+        [
+            "v": "\(protocolVersion)", "id": peerID.description, "s": sessionName, "u": "\(datagramPort)",
+            "n": displayName,
+        ]
+    }
+
+    /// Reads a TXT record; nil when a required key is missing or malformed.
+    public init?(txt: [String: String]) {
+        guard let version = txt["v"].flatMap({ UInt32($0) }), let id = txt["id"].flatMap({ PeerID(hex: $0) }),
+            let session = txt["s"]
+        else { return nil }
+        self.init(
+            protocolVersion: version, peerID: id, sessionName: session,
+            datagramPort: txt["u"].flatMap { UInt16($0) } ?? 0, displayName: txt["n"] ?? "")
+    }
+
+    /// Why a discovered service is not a peer to dial, or nil when it is.
+    public func reasonToIgnore(localPeer: PeerID, sessionName: String) -> String? {
+        if peerID == localPeer { return "our own advertisement" }
+        if protocolVersion != Wire.protocolVersion {
+            return "protocol version \(protocolVersion), not \(Wire.protocolVersion)"
+        }
+        if self.sessionName != sessionName { return "session \"\(self.sessionName)\", not \"\(sessionName)\"" }
+        return nil
+    }
+}
+
+extension DiscoveredService {
+    /// The endpoint to dial: its first IPv4 address, else its first IPv6 one (with the interface for link-local).
+    public var endpoint: Endpoint? {
+        let address = addresses.first { $0.family == .ipv4 } ?? addresses.first
+        return address.map { Endpoint(host: $0.description, port: Int(port)) }
+    }
+}

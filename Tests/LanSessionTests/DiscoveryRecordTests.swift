@@ -1,0 +1,60 @@
+import AvahiDiscovery
+import LanSession
+import Testing
+import WireCodec
+
+@Suite("DiscoveryRecord")
+struct DiscoveryRecordTests {
+    let record = DiscoveryRecord(
+        peerID: PeerID(0xABCD), sessionName: "bubbles", datagramPort: 4242, displayName: "alice")
+
+    @Test("the TXT record round trips")
+    func roundTrip() {
+        #expect(record.txt == ["v": "1", "id": "000000000000abcd", "s": "bubbles", "u": "4242", "n": "alice"])
+        #expect(DiscoveryRecord(txt: record.txt) == record)
+    }
+
+    @Test("records without the required keys are not LanSession peers")
+    func missingKeys() {
+        for key in ["v", "id", "s"] {
+            var txt = record.txt
+            txt[key] = nil
+            #expect(DiscoveryRecord(txt: txt) == nil, "without \(key)")
+        }
+        var txt = record.txt
+        txt["id"] = "nothex"
+        #expect(DiscoveryRecord(txt: txt) == nil)
+    }
+
+    @Test("own advertisement, other sessions and other versions are ignored")
+    func ignoring() {
+        #expect(record.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles") == nil)
+        #expect(record.reasonToIgnore(localPeer: PeerID(0xABCD), sessionName: "bubbles") != nil)
+        #expect(record.reasonToIgnore(localPeer: PeerID(1), sessionName: "counter") != nil)
+        var future = record
+        future.protocolVersion = 2
+        #expect(future.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles") != nil)
+    }
+
+    @Test("the endpoint prefers IPv4, and link-local IPv6 keeps its interface")
+    func endpoints() {
+        let v6 = ServiceAddress(address: "fe80::1", family: .ipv6, interfaceIndex: 2, interfaceName: "eth0")
+        let v4 = ServiceAddress(address: "10.77.0.2", family: .ipv4, interfaceIndex: 2, interfaceName: "eth0")
+        var service = DiscoveredService(
+            name: "alice", type: "_lansession._tcp", domain: "local", hostName: "h.local", port: 4242,
+            addresses: [v6, v4], txt: record.txt)
+        #expect(service.endpoint == Endpoint(host: "10.77.0.2", port: 4242))
+        service.addresses = [v6]
+        #expect(service.endpoint == Endpoint(host: "fe80::1%eth0", port: 4242))
+        #expect(Endpoint(host: "fe80::1%eth0", port: 4242).description == "[fe80::1%eth0]:4242")
+    }
+
+    @Test("endpoints parse from host:port")
+    func parsing() {
+        #expect(Endpoint(parsing: "10.0.0.1:80") == Endpoint(host: "10.0.0.1", port: 80))
+        #expect(Endpoint(parsing: "[::1]:4242") == Endpoint(host: "::1", port: 4242))
+        #expect(Endpoint(parsing: "host:0") == nil)
+        #expect(Endpoint(parsing: "host") == nil)
+        #expect(Endpoint(parsing: ":80") == nil)
+    }
+}
