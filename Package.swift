@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "WireCodec", targets: ["WireCodec"]),
         .library(name: "AvahiDiscovery", targets: ["AvahiDiscovery"]),
         .library(name: "LanSession", targets: ["LanSession"]),
+        .library(name: "SessionControl", targets: ["SessionControl"]),
         .executable(name: "sessiond", targets: ["sessiond"]),
         .executable(name: "session-client", targets: ["session-client"]),
     ],
@@ -14,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
@@ -41,8 +44,28 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .executableTarget(name: "sessiond", dependencies: ["LanSession"]),
-        .executableTarget(name: "session-client", dependencies: ["LanSession"]),
+        // The control socket's protocol between sessiond and session-client (docs/control-protocol.md).
+        .target(name: "SessionControl"),
+        .executableTarget(
+            name: "sessiond",
+            dependencies: [
+                "LanSession",
+                "SessionControl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "session-client",
+            dependencies: [
+                "SessionControl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "WireCodecTests",
             dependencies: [
@@ -75,6 +98,8 @@ let package = Package(
             name: "AvahiDiscoveryTests",
             dependencies: ["AvahiDiscovery", "TestHostSupport"]
         ),
+        // sessiond and session-client, the real binaries, on test hosts.
+        .testTarget(name: "EndToEndTests", dependencies: ["TestHostSupport", "SessionControl"]),
     ],
     swiftLanguageModes: [.v6]
 )

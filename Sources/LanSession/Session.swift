@@ -140,9 +140,15 @@ public final class Session: Sendable {
         try await call { $0.answer(invitation, decision: accept ? .accept : .decline(reason)) }
     }
 
-    /// Measures one round trip to `peer`, on its reliable link or its unreliable channel.
-    public func ping(_ peer: PeerID, unreliable: Bool = false) async throws -> TimeAmount {
-        try await run { $0.ping(peer, unreliable: unreliable) }
+    /// Measures one round trip to `peer`, on its reliable link or (when datagrams get through) its unreliable
+    /// channel, with `payloadSize` bytes of padding in the ping and its pong.
+    public func ping(_ peer: PeerID, unreliable: Bool = false, payloadSize: Int = 0) async throws -> TimeAmount {
+        try await run { $0.ping(peer, unreliable: unreliable, payloadSize: payloadSize) }
+    }
+
+    /// Invitations waiting for an answer (with ``InvitationPolicy/ask``).
+    public func invitations() async throws -> [InvitationRequest] {
+        try await call { core in core.pendingInvitations.values.map(\.request).sorted { $0.id < $1.id } }
     }
 
     /// Closes the current link to `peer` abruptly, as a broken connection would (for tests and diagnostics).

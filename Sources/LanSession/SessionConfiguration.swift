@@ -38,6 +38,8 @@ public struct SessionConfiguration: Sendable {
     /// Give up on UDP to a peer, and send its unreliable messages on the reliable link, after this long without an
     /// answer to a datagram probe.
     public var datagramProbeTimeout: TimeAmount
+    /// Counts to start from, e.g. this peer's own count restored from disk.
+    public var initialCounts: [PeerID: UInt64] = [:]
 
     /// Creates a configuration with the defaults of the design: 8 peers, 2 s liveness, backoff capped at 5 s.
     public init(

@@ -113,7 +113,11 @@ extension SessionCore {
     }
 
     /// Measures one round trip to `peer` on the given channel.
-    func ping(_ id: PeerID, unreliable: Bool) -> EventLoopFuture<TimeAmount> {
+    func ping(_ id: PeerID, unreliable: Bool, payloadSize: Int = 0) -> EventLoopFuture<TimeAmount> {
+        guard (0...Wire.maxPingPayloadLength).contains(payloadSize) else {
+            return loop.makeFailedFuture(
+                SessionError(.invalidArgument, "ping payload must be 0...\(Wire.maxPingPayloadLength) bytes"))
+        }
         guard let peer = peers[id], peer.isConnected, let link = peer.link else {
             return loop.makeFailedFuture(SessionError(.noSuchPeer, "\(id) is not connected"))
         }
@@ -127,7 +131,8 @@ extension SessionCore {
         }
         let now = NIODeadline.now()
         pendingPings[nonce] = PendingPing(promise: promise, sentAt: now, timeout: timeout)
-        let ping = Message.ping(Ping(nonce: nonce, timestamp: nowMicros(now)))
+        let ping = Message.ping(
+            Ping(nonce: nonce, timestamp: nowMicros(now), payload: [UInt8](repeating: 0, count: payloadSize)))
         if unreliable && peer.route == .udp {
             sendDatagram(ping, to: peer)
         } else {

@@ -66,6 +66,7 @@ final class SessionCore {
         self.logger = logger
         self.events = events
         self.layout = PlayerLayout(members: [configuration.peerID])
+        self.counter = GCounter(counts: configuration.initialCounts)
     }
 
     var localPeer: PeerID { configuration.peerID }
@@ -227,10 +228,11 @@ final class SessionCore {
             ].nextDelay()
         }
         let bound = NIOLoopBound(self, eventLoop: loop)
+        let knownID = known?.id
         let scheduled = loop.scheduleTask(in: .nanoseconds(Int64(delay / .nanoseconds(1)))) {
             let core = bound.value
-            known?.redial = nil
-            if let known {
+            if let knownID, let known = core.peers[knownID] {
+                known.redial = nil
                 guard known.link == nil else { return }
                 core.dial(endpoint, for: known)
             } else {
@@ -292,6 +294,7 @@ final class SessionCore {
 
     func linkClosed(_ link: Link) {
         links[ObjectIdentifier(link)] = nil
+        guard runState == .running else { return }  // stopping: peers were told bye
         let wasEstablished = link.wasEstablished
         link.phase = .closed
         guard let id = link.peerID, let peer = peers[id], peer.link === link else {

@@ -61,7 +61,8 @@ extension Message {
         case .ping, .pong:
             let nonce = UInt32(try reader.readVarint("nonce", max: UInt64(UInt32.max)))
             let timestamp = try reader.readVarint("timestamp", max: UInt64.max)
-            let ping = Ping(nonce: nonce, timestamp: timestamp)
+            let payload = try reader.readBytes("ping payload", maxLength: Wire.maxPingPayloadLength)
+            let ping = Ping(nonce: nonce, timestamp: timestamp, payload: payload)
             return kind == .ping ? .ping(ping) : .pong(ping)
         case .bye:
             return .bye(ByeReason(rawValue: try reader.readByte("bye reason")))

@@ -61,7 +61,13 @@ extension Message {
             return 1 + ByteWriter.varintSize(UInt64(length)) + length
                 + ByteWriter.varintSize(UInt64(invitation.timeoutMilliseconds))
         case .ping(let ping), .pong(let ping):
+            let length = ping.payload.count
+            guard length <= Wire.maxPingPayloadLength else {
+                throw WireError(
+                    .fieldTooLong, detail: "ping payload is \(length) bytes, limit \(Wire.maxPingPayloadLength)")
+            }
             return 1 + ByteWriter.varintSize(UInt64(ping.nonce)) + ByteWriter.varintSize(ping.timestamp)
+                + ByteWriter.varintSize(UInt64(length)) + length
         case .ack(let sequence):
             return 1 + ByteWriter.varintSize(sequence)
         case .resume(let resume):
@@ -130,6 +136,7 @@ extension Message {
         case .ping(let ping), .pong(let ping):
             writer.writeVarint(UInt64(ping.nonce))
             writer.writeVarint(ping.timestamp)
+            writer.writeBytes(ping.payload)
         case .ack(let sequence):
             writer.writeVarint(sequence)
         case .resume(let resume):

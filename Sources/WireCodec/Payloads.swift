@@ -49,12 +49,15 @@ public struct Ping: Hashable, Sendable {
     public var nonce: UInt32
     /// The pinger's clock when sending, in microseconds; echoed unchanged.
     public var timestamp: UInt64
+    /// Padding that gives the frame the size a measurement wants, at most `Wire.maxPingPayloadLength`; echoed.
+    public var payload: [UInt8]
 
     /// Creates a ping body.
     @inlinable
-    public init(nonce: UInt32, timestamp: UInt64) {
+    public init(nonce: UInt32, timestamp: UInt64, payload: [UInt8] = []) {
         self.nonce = nonce
         self.timestamp = timestamp
+        self.payload = payload
     }
 }
 

@@ -28,6 +28,9 @@ public enum Wire {
     /// Longest invitation context, in bytes.
     @inlinable public static var maxInvitationContextLength: Int { 1024 }
 
+    /// Longest padding of a `ping` or `pong`, in bytes.
+    @inlinable public static var maxPingPayloadLength: Int { 1024 }
+
     /// Most entries in a `layout` or `counterState` list.
     @inlinable public static var maxListEntries: Int { 128 }
 

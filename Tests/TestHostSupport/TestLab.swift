@@ -46,6 +46,15 @@ public struct TestLab: Sendable {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The pid of the process holding host `host`'s namespaces; `/proc/PID/root` is the host's file system view.
+    public func holderPID(_ host: Int) throws -> Int32 {
+        let result = try Self.run([Self.script, "pid", name, "\(host)"], timeout: 10)
+        guard result.status == 0, let pid = Int32(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestLabError("no holder pid for host \(host): \(result.stderr)")
+        }
+        return pid
+    }
+
     /// Stops, starts or restarts host `host`'s avahi-daemon and waits until that is done.
     public func avahi(_ host: Int, _ action: String) throws {
         let result = try Self.run([Self.script, "avahi", name, "\(host)", action], timeout: 30)
@@ -104,5 +113,6 @@ public struct ProcessResult: Sendable {
 public struct TestLabError: Error, CustomStringConvertible {
     /// What failed.
     public var description: String
-    init(_ description: String) { self.description = description }
+    /// Creates an error.
+    public init(_ description: String) { self.description = description }
 }

@@ -69,7 +69,7 @@ enum MessageGenerators {
         case .ping, .pong:
             let ping = Ping(
                 nonce: UInt32(truncatingIfNeeded: spread(UInt64.self, using: &rng)),
-                timestamp: spread(UInt64.self, using: &rng))
+                timestamp: spread(UInt64.self, using: &rng), payload: bytes(maxCount: 40, using: &rng))
             return Bool.random(using: &rng) ? .ping(ping) : .pong(ping)
         case .bye: return .bye(ByeReason(rawValue: UInt8.random(in: 0...255, using: &rng)))
         case .ack: return .ack(sequence: spread(UInt64.self, using: &rng))

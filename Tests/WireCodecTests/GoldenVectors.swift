@@ -33,8 +33,8 @@ enum GoldenVectors {
             "invitation", .invitation(Invitation(context: Array("cafe".utf8), timeoutMilliseconds: 30_000)),
             "09 04 04 63 61 66 65 b0 ea 01"
         ),
-        ("ping", .ping(Ping(nonce: 7, timestamp: 1_000_000)), "05 05 07 c0 84 3d"),
-        ("pong", .pong(Ping(nonce: 7, timestamp: 1_000_000)), "05 06 07 c0 84 3d"),
+        ("ping", .ping(Ping(nonce: 7, timestamp: 1_000_000)), "06 05 07 c0 84 3d 00"),
+        ("pong", .pong(Ping(nonce: 7, timestamp: 1_000_000, payload: [0xEE, 0xEE])), "08 06 07 c0 84 3d 02 ee ee"),
         ("bye", .bye(.leaving), "02 07 01"),
         ("ack", .ack(sequence: 300), "03 08 ac 02"),
         ("resume", .resume(Resume(received: 300, nextSequence: 42)), "04 09 ac 02 2a"),

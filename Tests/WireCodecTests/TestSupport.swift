@@ -43,7 +43,7 @@ let oneOfEveryKind: [Message] = [
     .decline(DeclineReason(rawValue: 200)),
     .invitation(
         Invitation(context: [UInt8](repeating: 0xAB, count: Wire.maxInvitationContextLength), timeoutMilliseconds: 0)),
-    .ping(Ping(nonce: .max, timestamp: .max)),
+    .ping(Ping(nonce: .max, timestamp: .max, payload: [UInt8](repeating: 7, count: Wire.maxPingPayloadLength))),
     .pong(Ping(nonce: 0, timestamp: 0)),
     .bye(.protocolError),
     .ack(sequence: .max),

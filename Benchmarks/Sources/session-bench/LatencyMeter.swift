@@ -8,10 +8,10 @@ import Histogram
 /// the hop onto the client's event loop (enqueueing the task and, if the loop sleeps, waking it); the round trip's
 /// promise and timeout bookkeeping; writing and flushing the request (one `write`/`sendmsg` system call); the trip
 /// through the kernel's loopback interface; the answering side's wake-up, read, answer and write on the other event
-/// loop; the client's wake-up and read; completing the promise; and resuming the awaiting task. It excludes the
-/// warm-up, setting up and tearing down the sockets or sessions, waiting for sessions to connect, and recording the
-/// sample. What each row does inside its round trip is described on `RawTCPPingPong`, `RawUDPPingPong` and
-/// `SessionPair`.
+/// loop; the client's wake-up and read; completing the promise; resuming the awaiting task; and the two clock reads.
+/// It excludes the warm-up, setting up and tearing down the sockets or sessions, waiting for sessions to connect,
+/// and recording the sample. What each row does inside its round trip is described on `RawTCPPingPong`,
+/// `RawUDPPingPong` and `SessionPair`.
 enum LatencyMeter {
     /// Round trips made before timing starts.
     static let warmUp = 1_000

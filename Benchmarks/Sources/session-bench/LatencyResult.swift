@@ -9,7 +9,10 @@ struct LatencyResult {
     let transport: String
     /// "reliable" or "unreliable".
     let channel: String
-    /// Bytes of the message sent by the raw baselines; the size the session rows stand next to.
+    /// Bytes of the raw baselines' message (3), given for the session rows too, which they are compared with.
+    ///
+    /// A session's ping is bigger on the wire: a frame of about 9 bytes (length, kind, nonce and timestamp varints)
+    /// on the TCP link, and about 19 in a datagram (link token and sequence number in front).
     let size: Int
     /// The timed round trips, in nanoseconds.
     let histogram: Histogram<UInt64>

@@ -21,14 +21,18 @@ struct SessionBench {
     /// How long closing sockets, stopping sessions or shutting down the event loops may take.
     static let cleanUpTimeout = 10
 
+    /// The command line's synopsis.
     static let usage = "usage: session-bench [--json] [--count N]"
 
     /// What the command line asked for.
     struct Options {
+        /// One JSON object per row instead of the table.
         var json = false
+        /// Timed round trips per row.
         var count = 10_000
     }
 
+    /// Measures, prints, then stops everything; exits 1 if a row could not be measured.
     static func main() async {
         let options = parseArguments()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -45,6 +49,7 @@ struct SessionBench {
         }
     }
 
+    /// Reads the command line; on a mistake, says so on stderr and exits 2.
     static func parseArguments() -> Options {
         var options = Options()
         var arguments = CommandLine.arguments.dropFirst()
@@ -129,7 +134,7 @@ struct SessionBench {
 
     /// Runs `body`, then `close` whether `body` threw or not; `close` is bounded by ``cleanUp(_:_:)``.
     nonisolated static func closing<T>(
-        _ what: String, _ close: () async -> Void, after body: () async throws -> T
+        _ what: String, _ close: @Sendable () async -> Void, after body: () async throws -> T
     ) async throws -> T {
         let value: T
         do {
@@ -143,7 +148,7 @@ struct SessionBench {
     }
 
     /// Runs `body`, and ends the process if it takes longer than ``cleanUpTimeout`` seconds.
-    nonisolated static func cleanUp(_ what: String, _ body: () async -> Void) async {
+    nonisolated static func cleanUp(_ what: String, _ body: @Sendable () async -> Void) async {
         let watchdog = DispatchWorkItem {
             printError("session-bench: \(what) did not finish within \(cleanUpTimeout) s")
             exit(1)
@@ -153,6 +158,7 @@ struct SessionBench {
         watchdog.cancel()
     }
 
+    /// Prints the rows as an aligned table, then how the session's reliable median compares with raw TCP's.
     static func printTable(_ results: [LatencyResult]) {
         let header = LatencyResult.tableHeader
         let rows = results.map(\.tableCells)

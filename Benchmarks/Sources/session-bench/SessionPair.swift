@@ -9,6 +9,12 @@ import NIOCore
 /// ping frame and writes it (on the TCP link, or as a datagram with the link token and a sequence number); B decodes
 /// it, checks it and answers with a pong the same way; A decodes the pong, matches its nonce and succeeds the
 /// promise, and the caller resumes from `.get()`.
+///
+/// Compared with the raw rows, a sample therefore also includes: `Session`'s check that it was not stopped, the
+/// nonce and the pending-ping table, frame encoding and decoding on both sides, B's liveness and (for datagrams)
+/// link-token and address checks, and the size of a ping frame instead of 3 bytes. It does not include the
+/// session's own 50 ms housekeeping tick or its heartbeats and datagram probes, except where one happens to run on
+/// a loop while a ping is in flight.
 final class SessionPair: Sendable {
     /// The pinging session.
     let a: Session

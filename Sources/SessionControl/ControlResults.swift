@@ -1,0 +1,172 @@
+/// `status`: who this daemon is.
+public struct StatusResult: Codable, Hashable, Sendable {
+    public var name: String
+    public var peerID: String
+    public var session: String
+    public var port: Int
+    public var peers: Int
+
+    public init(name: String, peerID: String, session: String, port: Int, peers: Int) {
+        self.name = name
+        self.peerID = peerID
+        self.session = session
+        self.port = port
+        self.peers = peers
+    }
+}
+
+/// `peers`: one element per peer.
+public struct PeerResult: Codable, Hashable, Sendable {
+    public var peerID: String
+    public var name: String
+    /// connecting, connected, reconnecting, lost (and discovered, before a first link).
+    public var state: String
+    public var transport: String
+    public var address: String?
+    public var playerIndex: Int?
+    public var rttMicros: Int?
+    /// udp, fallback (or probing, just after connecting).
+    public var unreliable: String
+
+    public init(
+        peerID: String, name: String, state: String, transport: String, address: String?, playerIndex: Int?,
+        rttMicros: Int?, unreliable: String
+    ) {
+        self.peerID = peerID
+        self.name = name
+        self.state = state
+        self.transport = transport
+        self.address = address
+        self.playerIndex = playerIndex
+        self.rttMicros = rttMicros
+        self.unreliable = unreliable
+    }
+}
+
+/// `increment`: this peer's count after the presses were persisted.
+public struct IncrementResult: Codable, Hashable, Sendable {
+    public var local: UInt64
+
+    public init(local: UInt64) { self.local = local }
+}
+
+/// `counter`: every count.
+public struct CounterResult: Codable, Hashable, Sendable {
+    public struct PeerCount: Codable, Hashable, Sendable {
+        public var name: String
+        public var count: UInt64
+
+        public init(name: String, count: UInt64) {
+            self.name = name
+            self.count = count
+        }
+    }
+
+    public var local: UInt64
+    /// Counts of the other peers, by peer id.
+    public var peers: [String: PeerCount]
+    public var total: UInt64
+
+    public init(local: UInt64, peers: [String: PeerCount], total: UInt64) {
+        self.local = local
+        self.peers = peers
+        self.total = total
+    }
+}
+
+/// `bubbles`: one element per bubble.
+public struct BubbleResult: Codable, Hashable, Sendable {
+    public var view: Int
+    public var holder: String?
+    public var x: Double
+    public var y: Double
+
+    public init(view: Int, holder: String?, x: Double, y: Double) {
+        self.view = view
+        self.holder = holder
+        self.x = x
+        self.y = y
+    }
+}
+
+/// `invitations`: one element per invitation waiting for an answer.
+public struct InvitationResult: Codable, Hashable, Sendable {
+    public var id: UInt64
+    public var peerID: String
+    public var name: String
+    /// The context bytes, base64.
+    public var context: String
+
+    public init(id: UInt64, peerID: String, name: String, context: String) {
+        self.id = id
+        self.peerID = peerID
+        self.name = name
+        self.context = context
+    }
+}
+
+/// `accept`, `decline`: whether the invitation was still waiting.
+public struct AnswerResult: Codable, Hashable, Sendable {
+    public var answered: Bool
+
+    public init(answered: Bool) { self.answered = answered }
+}
+
+/// `pickup`, `move`, `drop`: done.
+public struct DoneResult: Codable, Hashable, Sendable {
+    public var done: Bool
+
+    public init(done: Bool = true) { self.done = done }
+}
+
+/// `bench`: round-trip percentiles measured by the daemon.
+public struct BenchResult: Codable, Hashable, Sendable {
+    public var transport: String
+    public var channel: String
+    public var count: Int
+    public var size: Int
+    public var p50_us: Double
+    public var p90_us: Double
+    public var p99_us: Double
+    public var max_us: Double
+    public var mean_us: Double
+
+    public init(
+        transport: String, channel: String, count: Int, size: Int, p50_us: Double, p90_us: Double, p99_us: Double,
+        max_us: Double, mean_us: Double
+    ) {
+        self.transport = transport
+        self.channel = channel
+        self.count = count
+        self.size = size
+        self.p50_us = p50_us
+        self.p90_us = p90_us
+        self.p99_us = p99_us
+        self.max_us = max_us
+        self.mean_us = mean_us
+    }
+}
+
+/// One event of `watch`: `event` names it; the other fields depend on it.
+public struct EventResult: Codable, Hashable, Sendable {
+    /// peerConnected, peerLost, peerLeft, counter, pickUp, holder, move, drop, layout, invitation, declined,
+    /// peerState, resynchronised.
+    public var event: String
+    public var peerID: String?
+    public var name: String?
+    public var reason: String?
+    public var count: UInt64?
+    public var total: UInt64?
+    public var view: Int?
+    public var holder: String?
+    public var x: Double?
+    public var y: Double?
+    /// layout: player index per peer id.
+    public var layout: [String: Int]?
+    /// invitation: its number.
+    public var id: UInt64?
+    public var state: String?
+    public var address: String?
+
+    public init(event: String) { self.event = event }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import SessionControl
+
+/// `bench`: round-trip latency to one peer, measured by the daemon.
+struct Bench: RequestCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measures round trips to a peer and prints their percentiles in microseconds.")
+
+    /// The channel to measure.
+    enum Channel: String, ExpressibleByArgument, CaseIterable {
+        case reliable
+        case unreliable
+    }
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "The peer: its peer id (16 hex digits) or its name.")
+    var peer: String
+
+    @Option(help: "The transport.")
+    var transport = "lan"
+
+    @Option(help: "The channel: reliable or unreliable.")
+    var channel = Channel.reliable
+
+    @Option(help: "How many round trips (at least 1).")
+    var count = 1000
+
+    @Option(help: "The size of each frame in bytes.")
+    var size = 3
+
+    func validate() throws {
+        guard !peer.isEmpty else { throw ValidationError("--peer needs a peer id or name") }
+        guard !transport.isEmpty else { throw ValidationError("--transport needs a name") }
+        guard count >= 1 else { throw ValidationError("--count must be at least 1 (got \(count))") }
+        guard size >= 0 else { throw ValidationError("--size must not be negative (got \(size))") }
+    }
+
+    func request() -> ControlRequest {
+        ControlRequest(
+            command: "bench", count: count, peer: peer, transport: transport, channel: channel.rawValue, size: size)
+    }
+
+    func printText(_ result: BenchResult, daemon: Daemon) throws(ClientError) {
+        let micros = [result.p50_us, result.p90_us, result.p99_us, result.max_us, result.mean_us]
+        Output.lines(
+            TextTable(
+                headers: ["TRANSPORT", "CHANNEL", "COUNT", "SIZE", "P50 us", "P90 us", "P99 us", "MAX us", "MEAN us"],
+                rows: [
+                    [result.transport, result.channel, String(result.count), String(result.size)]
+                        + micros.map { String(format: "%.1f", $0) }
+                ],
+                rightAligned: Set(2...8)
+            ).render()
+        )
+    }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import SessionControl
+
+/// `bubble list | pickup | move | drop`: the three bubbles, one request at a time.
+struct Bubble: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Lists, picks up, moves or drops a bubble (see bubbles for the live view).",
+        discussion: "Coordinates run over 0...300 on both axes; give negative ones after --.",
+        subcommands: [List.self, Pickup.self, Move.self, Drop.self]
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        throw ClientError(.usage, "bubble needs a subcommand: list, pickup, move or drop")
+    }
+
+    /// `bubble list`: where each bubble is and who holds it.
+    struct List: RequestCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists the bubbles: position and holder.")
+
+        @OptionGroup var global: GlobalOptions
+
+        func request() -> ControlRequest { ControlRequest(command: "bubbles") }
+
+        func printText(_ result: [BubbleResult], daemon: Daemon) throws(ClientError) {
+            var table = TextTable(headers: ["BUBBLE", "X", "Y", "HOLDER"], rightAligned: [0, 1, 2])
+            for bubble in result.sorted(by: { $0.view < $1.view }) {
+                table.rows.append([
+                    String(bubble.view), Output.coordinate(bubble.x), Output.coordinate(bubble.y),
+                    bubble.holder ?? "free",
+                ])
+            }
+            Output.lines(table.render())
+        }
+    }
+
+    /// `bubble pickup ID`: asks the coordinator for a bubble.
+    struct Pickup: RequestCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Asks for a bubble; the coordinator's answer arrives as a holder event.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The bubble's number.")
+        var id: Int
+
+        func validate() throws { try Bubble.validate(id: id) }
+
+        func request() -> ControlRequest { ControlRequest(command: "pickup", view: id) }
+
+        func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {
+            Output.line(result.done ? "asked for bubble \(id)" : "bubble \(id): not done")
+        }
+    }
+
+    /// `bubble move ID X Y`: moves the bubble this peer holds.
+    struct Move: RequestCommand {
+        static let configuration = CommandConfiguration(abstract: "Moves a bubble this peer holds.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The bubble's number.")
+        var id: Int
+
+        @Argument(help: "The new x.")
+        var x: Double
+
+        @Argument(help: "The new y.")
+        var y: Double
+
+        func validate() throws {
+            try Bubble.validate(id: id)
+            try Bubble.validate(x: x, y: y)
+        }
+
+        func request() -> ControlRequest { ControlRequest(command: "move", view: id, x: x, y: y) }
+
+        func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {
+            let position = "(\(Output.coordinate(x)), \(Output.coordinate(y)))"
+            Output.line(result.done ? "bubble \(id) moved to \(position)" : "bubble \(id): not done")
+        }
+    }
+
+    /// `bubble drop ID [X Y]`: releases the bubble this peer holds.
+    struct Drop: RequestCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Drops a bubble this peer holds, where it is or at X Y.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The bubble's number.")
+        var id: Int
+
+        @Argument(help: "Where to drop it: x (with y).")
+        var x: Double?
+
+        @Argument(help: "Where to drop it: y.")
+        var y: Double?
+
+        func validate() throws {
+            try Bubble.validate(id: id)
+            if let x {
+                guard let y else { throw ValidationError("drop needs both X and Y, or neither") }
+                try Bubble.validate(x: x, y: y)
+            }
+        }
+
+        func request() -> ControlRequest { ControlRequest(command: "drop", view: id, x: x, y: y) }
+
+        func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {
+            guard result.done else {
+                Output.line("bubble \(id): not done")
+                return
+            }
+            if let x, let y {
+                Output.line("bubble \(id) dropped at (\(Output.coordinate(x)), \(Output.coordinate(y)))")
+            } else {
+                Output.line("bubble \(id) dropped")
+            }
+        }
+    }
+
+    /// A bubble number is never negative.
+    static func validate(id: Int) throws {
+        guard id >= 0 else { throw ValidationError("bubble ID must not be negative (got \(id))") }
+    }
+
+    /// Coordinates must be finite numbers.
+    static func validate(x: Double, y: Double) throws {
+        guard x.isFinite, y.isFinite else {
+            throw ValidationError("X and Y must be finite numbers (got \(x), \(y))")
+        }
+    }
+}

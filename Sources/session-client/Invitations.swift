@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import SessionControl
+
+/// `invitations`: the invitations waiting for an answer.
+struct Invitations: RequestCommand {
+    static let configuration = CommandConfiguration(abstract: "Lists the invitations waiting for an answer.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func request() -> ControlRequest { ControlRequest(command: "invitations") }
+
+    func printText(_ result: [InvitationResult], daemon: Daemon) throws(ClientError) {
+        guard !result.isEmpty else {
+            Output.line("no invitations waiting")
+            return
+        }
+        var table = TextTable(headers: ["ID", "PEER ID", "NAME", "CONTEXT"], rightAligned: [0])
+        for invitation in result.sorted(by: { $0.id < $1.id }) {
+            table.rows.append([
+                String(invitation.id), invitation.peerID, invitation.name, Self.context(invitation.context),
+            ])
+        }
+        Output.lines(table.render())
+    }
+
+    /// An invitation's context for people: quoted text when it is printable UTF-8, its size and base64 otherwise.
+    static func context(_ base64: String) -> String {
+        guard let data = Data(base64Encoded: base64) else { return base64.isEmpty ? "-" : "base64 " + base64 }
+        if data.isEmpty { return "-" }
+        if let text = String(data: data, encoding: .utf8),
+            text.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) })
+        {
+            return "\"\(text)\""
+        }
+        return "\(data.count) bytes, base64 \(base64)"
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import Histogram
+import LanSession
+import Logging
+import SessionControl
+import WireCodec
+
+/// Answers control requests with the session's state and actions.
+struct ControlDispatcher: Sendable {
+    let session: Session
+    let store: StateStore
+    let hub: EventHub
+    let logger: Logger
+
+    /// The reply line (without its newline) to `request`.
+    func handle(_ request: ControlRequest) async -> Data {
+        do {
+            switch request.command {
+            case "status":
+                let peers = try await session.peers()
+                return Self.reply(
+                    StatusResult(
+                        name: session.configuration.displayName, peerID: session.peerID.description,
+                        session: session.configuration.sessionName, port: await session.port,
+                        peers: peers.filter { $0.state == .connected }.count))
+            case "peers":
+                return Self.reply(try await session.peers().map(Self.result))
+            case "increment":
+                let count = request.count ?? 1
+                guard count >= 1 else { return Self.failure("count must be at least 1") }
+                let local = try await session.increment(by: UInt64(count))
+                try await store.save(localCount: local)  // durable before the client hears "done"
+                return Self.reply(IncrementResult(local: local))
+            case "counter":
+                return Self.reply(try await counter())
+            case "bubbles":
+                let board = try await session.bubbles()
+                return Self.reply(
+                    board.bubbles.enumerated().map { index, bubble in
+                        BubbleResult(
+                            view: index, holder: bubble.holder?.description, x: Double(bubble.x), y: Double(bubble.y))
+                    })
+            case "pickup":
+                try await session.pickUp(try view(request))
+                return Self.reply(DoneResult())
+            case "move":
+                guard let x = request.x, let y = request.y else { return Self.failure("move needs x and y") }
+                try await session.move(try view(request), x: Float(x), y: Float(y))
+                return Self.reply(DoneResult())
+            case "drop":
+                let view = try view(request)
+                let bubble = try await session.bubbles().bubbles[Int(view)]
+                try await session.drop(
+                    view, x: Float(request.x ?? Double(bubble.x)), y: Float(request.y ?? Double(bubble.y)))
+                return Self.reply(DoneResult())
+            case "invitations":
+                return Self.reply(
+                    try await session.invitations().map {
+                        InvitationResult(
+                            id: $0.id, peerID: $0.peerID.description, name: $0.displayName,
+                            context: Data($0.context).base64EncodedString())
+                    })
+            case "accept":
+                guard let id = request.id else { return Self.failure("accept needs an invitation id") }
+                return Self.reply(AnswerResult(answered: try await session.answer(id, accept: true)))
+            case "decline":
+                guard let id = request.id else { return Self.failure("decline needs an invitation id") }
+                if let reason = request.reason { logger.info("declining invitation \(id): \(reason)") }
+                return Self.reply(AnswerResult(answered: try await session.answer(id, accept: false)))
+            case "bench":
+                return try await bench(request)
+            default:
+                return Self.failure("unknown command \"\(request.command)\"")
+            }
+        } catch let error as SessionError {
+            return Self.failure(error.message)
+        } catch {
+            return Self.failure("\(error)")
+        }
+    }
+
+    private func view(_ request: ControlRequest) throws -> UInt8 {
+        guard let view = request.view, BubbleBoard.isValid(UInt8(clamping: max(0, view))), view >= 0 else {
+            throw SessionError(
+                .invalidArgument, "no bubble \(request.view.map(String.init) ?? "given"); bubbles are 0, 1, 2")
+        }
+        return UInt8(view)
+    }
+
+    private func counter() async throws -> CounterResult {
+        let counter = try await session.counter()
+        let names = Dictionary(try await session.peers().map { ($0.peerID, $0.name) }, uniquingKeysWith: { a, _ in a })
+        var peers: [String: CounterResult.PeerCount] = [:]
+        for (id, count) in counter.counts where id != session.peerID {
+            peers[id.description] = CounterResult.PeerCount(name: names[id] ?? "", count: count)
+        }
+        return CounterResult(local: counter[session.peerID], peers: peers, total: counter.total)
+    }
+
+    private func bench(_ request: ControlRequest) async throws -> Data {
+        guard let wanted = request.peer else { return Self.failure("bench needs a peer (peer id or name)") }
+        let transport = request.transport ?? LANTransport.name
+        guard transport == LANTransport.name else { return Self.failure("unknown transport \"\(transport)\"") }
+        let channel = request.channel ?? "reliable"
+        guard channel == "reliable" || channel == "unreliable" else {
+            return Self.failure("channel must be reliable or unreliable")
+        }
+        let count = request.count ?? 1000
+        guard (1...1_000_000).contains(count) else { return Self.failure("count must be 1...1000000") }
+        let peers = try await session.peers().filter { $0.state == .connected }
+        guard let peer = peers.first(where: { $0.peerID.description == wanted.lowercased() || $0.name == wanted })
+        else {
+            return Self.failure("no connected peer \"\(wanted)\"")
+        }
+        let unreliable = channel == "unreliable"
+        if unreliable && peer.unreliable != .udp {
+            return Self.failure("datagrams do not get through to \(peer.name) (\(peer.unreliable.rawValue))")
+        }
+        // The ping frame without payload; the payload pads it to the requested size.
+        let base = try StreamFraming.frameSize(of: .ping(Ping(nonce: 1_000, timestamp: 1 << 32)))
+        let payload = max(0, min(Wire.maxPingPayloadLength, (request.size ?? 3) - base))
+        let size = try StreamFraming.frameSize(
+            of: .ping(Ping(nonce: 1_000, timestamp: 1 << 32, payload: [UInt8](repeating: 0, count: payload))))
+        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        for _ in 0..<count {
+            let roundTrip = try await session.ping(peer.peerID, unreliable: unreliable, payloadSize: payload)
+            histogram.record(UInt64(max(0, roundTrip.nanoseconds)))
+        }
+        func micros(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 100).rounded() / 10 }
+        return Self.reply(
+            BenchResult(
+                transport: transport, channel: channel, count: count, size: size,
+                p50_us: micros(histogram.valueAtPercentile(50)), p90_us: micros(histogram.valueAtPercentile(90)),
+                p99_us: micros(histogram.valueAtPercentile(99)), max_us: micros(histogram.max),
+                mean_us: (histogram.mean / 100).rounded() / 10))
+    }
+
+    static func result(_ peer: PeerInfo) -> PeerResult {
+        PeerResult(
+            peerID: peer.peerID.description, name: peer.name, state: peer.state.rawValue, transport: peer.transport,
+            address: peer.address, playerIndex: peer.playerIndex, rttMicros: peer.rttMicros,
+            unreliable: peer.unreliable.rawValue)
+    }
+
+    static func reply<Result: Codable & Sendable>(_ result: Result) -> Data {
+        (try? JSONEncoder().encode(ControlReply(result: result))) ?? Data(#"{"ok":false,"error":"encoding"}"#.utf8)
+    }
+
+    static func failure(_ message: String) -> Data {
+        (try? JSONEncoder().encode(ControlReply<DoneResult>(error: message))) ?? Data(#"{"ok":false}"#.utf8)
+    }
+
+    /// The JSON line of a session event, for `watch`.
+    static func encode(_ event: SessionEvent) -> Data? {
+        var result: EventResult
+        switch event {
+        case .peerState(let info):
+            result = EventResult(event: "peerState")
+            result.peerID = info.peerID.description
+            result.name = info.name
+            result.state = info.state.rawValue
+            result.address = info.address
+        case .peerConnected(let id, let name):
+            result = EventResult(event: "peerConnected")
+            result.peerID = id.description
+            result.name = name
+        case .peerLost(let id):
+            result = EventResult(event: "peerLost")
+            result.peerID = id.description
+        case .peerLeft(let id, let reason):
+            result = EventResult(event: "peerLeft")
+            result.peerID = id.description
+            result.reason = reason.description
+        case .declined(let id, let address, let reason):
+            result = EventResult(event: "declined")
+            result.peerID = id?.description
+            result.address = address
+            result.reason = reason.description
+        case .invitation(let request):
+            result = EventResult(event: "invitation")
+            result.id = request.id
+            result.peerID = request.peerID.description
+            result.name = request.displayName
+        case .counter(let id, let count, let total):
+            result = EventResult(event: "counter")
+            result.peerID = id.description
+            result.count = count
+            result.total = total
+        case .pickUp(let view, let id):
+            result = EventResult(event: "pickUp")
+            result.view = Int(view)
+            result.peerID = id.description
+        case .holder(let view, let holder):
+            result = EventResult(event: "holder")
+            result.view = Int(view)
+            result.holder = holder?.description
+        case .move(let view, let x, let y, let id):
+            result = EventResult(event: "move")
+            result.view = Int(view)
+            result.x = Double(x)
+            result.y = Double(y)
+            result.peerID = id.description
+        case .drop(let view, let x, let y, let id):
+            result = EventResult(event: "drop")
+            result.view = Int(view)
+            result.x = Double(x)
+            result.y = Double(y)
+            result.peerID = id.description
+        case .layout(let layout):
+            result = EventResult(event: "layout")
+            result.layout = Dictionary(uniqueKeysWithValues: layout.map { ($0.key.description, $0.value) })
+        case .resynchronised(let id, let lost):
+            result = EventResult(event: "resynchronised")
+            result.peerID = id.description
+            result.count = lost
+        }
+        return try? JSONEncoder().encode(result)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import LanSession
+import Logging
+import NIOCore
+import NIOPosix
+import SessionControl
+
+/// The control socket: a Unix stream socket speaking JSON lines (docs/control-protocol.md).
+///
+/// Each connection is served on its own, request after request; a malformed request closes that connection only,
+/// with the reason logged.
+final class ControlServer: Sendable {
+    typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+
+    let path: String
+    private let server: NIOAsyncChannel<Connection, Never>
+    private let dispatcher: ControlDispatcher
+    private let logger: Logger
+
+    private init(
+        path: String, server: NIOAsyncChannel<Connection, Never>, dispatcher: ControlDispatcher, logger: Logger
+    ) {
+        self.path = path
+        self.server = server
+        self.dispatcher = dispatcher
+        self.logger = logger
+    }
+
+    /// Binds the socket at `path` with mode 0600, refusing to take over a socket another daemon still serves.
+    static func bind(path: String, dispatcher: ControlDispatcher, logger: Logger) async throws -> ControlServer {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if FileManager.default.fileExists(atPath: path) {
+            if (try? ControlClient(path: path)) != nil {
+                throw DaemonError("another sessiond already serves \(path)")
+            }
+        }
+        let previousMask = umask(0o177)  // the socket file is created 0600
+        defer { umask(previousMask) }
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(ControlLineDecoder()))
+                    return try Connection(wrappingChannelSynchronously: channel)
+                }
+            }
+        chmod(path, 0o600)
+        return ControlServer(path: path, server: server, dispatcher: dispatcher, logger: logger)
+    }
+
+    /// Serves connections until cancelled, then closes the socket and removes its file.
+    func run() async {
+        do {
+            try await server.executeThenClose { inbound in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await connection in inbound {
+                        group.addTask { await self.serve(connection) }
+                    }
+                }
+            }
+        } catch is CancellationError {
+        } catch {
+            logger.error("control socket: \(error)")
+        }
+        unlink(path)
+    }
+
+    /// Closes the socket and removes its file.
+    func close() async {
+        try? await server.channel.close()
+        unlink(path)
+    }
+
+    private func serve(_ connection: Connection) async {
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                for try await line in inbound {
+                    let request: ControlRequest
+                    do {
+                        request = try JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView))
+                    } catch {
+                        logger.warning("dropping a control client: not a request: \(Self.describe(line))")
+                        return
+                    }
+                    if request.command == "watch" {
+                        try await outbound.write(ByteBuffer(bytes: Data(#"{"ok":true,"result":{}}"#.utf8) + [0x0A]))
+                        try await watch(outbound: outbound)
+                        return
+                    }
+                    var reply = await dispatcher.handle(request)
+                    reply.append(0x0A)
+                    try await outbound.write(ByteBuffer(bytes: reply))
+                }
+            }
+        } catch let error as ControlLineDecoder.LineTooLong {
+            logger.warning("dropping a control client: \(error)")
+        } catch {
+            logger.debug("control client gone: \(error)")
+        }
+    }
+
+    /// Streams events until the session ends or a write fails because the client went away.
+    private func watch(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
+        for await event in dispatcher.hub.subscribe() {
+            guard let line = ControlDispatcher.encode(event) else { continue }
+            try await outbound.write(ByteBuffer(bytes: line + [0x0A]))
+        }
+    }
+
+    private static func describe(_ line: ByteBuffer) -> String {
+        let bytes = Array(line.readableBytesView.prefix(60))
+        let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
+        return "\(line.readableBytes) bytes starting \(text.debugDescription)"
+    }
+}
+
+/// A daemon-level failure with a message for people.
+struct DaemonError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,204 @@
+import ArgumentParser
+import AvahiDiscovery
+import Foundation
+import LanSession
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SessionControl
+import WireCodec
+
+/// The LanSession daemon: joins a session on the LAN and serves the local control socket.
+@main
+struct SessionDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessiond",
+        abstract: "Join a LanSession session on the LAN and serve session-client on a local control socket.",
+        discussion: """
+            Advertises and browses with DNS-SD through avahi-daemon (or only dials --peer addresses with \
+            --no-discovery), keeps a reliable (TCP) and an unreliable (UDP) channel to every peer, and stops \
+            gracefully on SIGTERM or SIGINT.
+            """
+    )
+
+    @Option(help: "Display name of this peer (default: the host name).") var name: String?
+    @Option(help: "Session to join.") var session = "default"
+    @Option(help: "DNS-SD service type.") var serviceType = ServiceDescription.defaultType
+    @Option(help: "TCP port, and UDP port of the same number (0: any free port).") var port = 0
+    @Option(help: "Address to listen on.") var listen = "0.0.0.0"
+    @Option(help: "Most peers besides this one (1...64).") var maxPeers = 8
+    @Option(name: .customLong("peer"), help: "A peer to dial at HOST:PORT (repeatable).") var peers: [String] = []
+    @Flag(help: "Do not use avahi-daemon: only --peer addresses are dialled.") var noDiscovery = false
+    @Option(help: "Answer invitations automatically (auto) or through session-client (ask).") var accept = "auto"
+    @Option(help: "Control socket path.") var control: String?
+    @Option(help: "Directory for the peer id and the counter.") var stateDir: String?
+    @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+
+    /// Bad arguments: one line, exit 2 (not the parser's usual 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)  // --help, --version
+            }
+            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            FileHandle.standardError.write(Data("sessiond: \(message)\n".utf8))
+            Foundation.exit(error is ValidationError || code == .validationFailure ? 2 : code.rawValue)
+        }
+    }
+
+    func validate() throws {
+        guard (1...64).contains(maxPeers) else { throw ValidationError("--max-peers must be 1...64, got \(maxPeers)") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535, got \(port)") }
+        guard accept == "auto" || accept == "ask" else { throw ValidationError("--accept must be auto or ask") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
+        }
+        for peer in peers where Endpoint(parsing: peer) == nil {
+            throw ValidationError("--peer \(peer) is not HOST:PORT")
+        }
+        if noDiscovery && peers.isEmpty {
+            // Allowed: other daemons may dial this one.
+        }
+        let displayName = name ?? ProcessInfo.processInfo.hostName
+        guard !displayName.isEmpty, displayName.utf8.count <= Wire.maxNameLength else {
+            throw ValidationError("--name must be 1...\(Wire.maxNameLength) UTF-8 bytes")
+        }
+        guard session.utf8.count <= Wire.maxNameLength else {
+            throw ValidationError("--session must be at most \(Wire.maxNameLength) UTF-8 bytes")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "sessiond")
+        do {
+            try await serve(logger: logger)
+        } catch let error as AvahiError where error.code == .daemonNotRunning {
+            Self.fail(
+                "avahi-daemon is not reachable (\(error.message)); start avahi-daemon, or run without discovery: "
+                    + "sessiond --no-discovery --peer HOST:PORT")
+        } catch let error as DaemonError {
+            Self.fail(error.description)
+        } catch let error as SessionError {
+            Self.fail(error.message)
+        }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("sessiond: \(message)\n".utf8))
+        Foundation.exit(1)
+    }
+
+    private func serve(logger: Logger) async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let uid = getuid()
+        let controlPath = control ?? ControlSocket.defaultPath(environment: environment, uid: uid)
+        let store = StateStore(
+            directory: URL(fileURLWithPath: stateDir ?? Self.defaultStateDirectory(environment, uid)))
+        try await store.prepare()
+        let peerID = try await store.peerID()
+        let localCount = await store.localCount()
+
+        // Avahi first: without it (and without --no-discovery) there is nothing to start.
+        let avahi: AvahiConnection? = noDiscovery ? nil : try await AvahiConnection.connect(logger: logger)
+
+        var configuration = SessionConfiguration(
+            peerID: peerID, displayName: name ?? ProcessInfo.processInfo.hostName, sessionName: session,
+            host: listen, port: port, maxPeers: maxPeers, invitationPolicy: accept == "ask" ? .ask : .acceptAll)
+        configuration.initialCounts = [peerID: localCount]
+        let session = try Session(configuration: configuration, logger: logger)
+        let boundPort: Int
+        do {
+            boundPort = try await session.start()
+        } catch {
+            await session.stop()
+            throw DaemonError("cannot listen on \(listen):\(port): \(error)")
+        }
+        for peer in peers { try await session.connect(to: Endpoint(parsing: peer)!) }
+
+        let hub = EventHub()
+        let dispatcher = ControlDispatcher(session: session, store: store, hub: hub, logger: logger)
+        let control: ControlServer
+        do {
+            control = try await ControlServer.bind(path: controlPath, dispatcher: dispatcher, logger: logger)
+        } catch {
+            await session.stop()
+            throw DaemonError("cannot serve the control socket \(controlPath): \(error)")
+        }
+        logger.info(
+            "peer \(peerID) \"\(session.configuration.displayName)\" in session \"\(session.configuration.sessionName)\" on port \(boundPort); control socket \(controlPath)"
+        )
+
+        var services: [any Service] = [ControlService(server: control)]
+        if let avahi {
+            services.append(
+                DiscoveryService(
+                    discovery: SessionDiscovery(session: session, serviceType: serviceType, logger: logger),
+                    connection: avahi))
+        }
+        services.append(SessionService(session: session, hub: hub))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("stopped")
+    }
+
+    static func defaultStateDirectory(_ environment: [String: String], _ uid: UInt32) -> String {
+        if uid == 0 { return "/var/lib/lansession" }
+        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/lansession" }
+        return (environment["HOME"] ?? "/tmp") + "/.local/state/lansession"
+    }
+}
+
+/// Runs the session's event pump; on shutdown says bye to every peer and closes every socket.
+struct SessionService: Service {
+    let session: Session
+    let hub: EventHub
+
+    func run() async throws {
+        let pump = Task { await hub.pump(session.events) }
+        try? await gracefulShutdown()
+        await session.stop()
+        await pump.value
+    }
+}
+
+/// Advertises and browses until shutdown, then withdraws the advertisement.
+struct DiscoveryService: Service {
+    let discovery: SessionDiscovery
+    let connection: AvahiConnection
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await discovery.run(on: connection)
+        }
+        await connection.close()
+    }
+}
+
+/// Serves the control socket until shutdown, then removes it.
+struct ControlService: Service {
+    let server: ControlServer
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await server.run()
+        }
+        await server.close()
+    }
+}
