@@ -279,6 +279,7 @@ extension SessionCore {
         if resend.readableBytes > 0 {
             link.channel.writeAndFlush(resend, promise: nil)
         }
+        write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link)  // a first round-trip time at once
         startDatagrams(for: peer, link: link)
         logger.info("connected to \(peer.name) (\(peer.id)) at \(link.remoteDescription)")
         events.yield(.peerConnected(peer.id, name: peer.name))
