@@ -87,9 +87,7 @@ struct SessionDaemon: AsyncParsableCommand {
         do {
             try await serve(logger: logger)
         } catch let error as AvahiError where error.code == .daemonNotRunning {
-            Self.fail(
-                "avahi-daemon is not reachable (\(error.message)); start avahi-daemon, or run without discovery: "
-                    + "sessiond --no-discovery --peer HOST:PORT")
+            Self.fail("\(error.message); or run without discovery: sessiond --no-discovery --peer HOST:PORT")
         } catch let error as DaemonError {
             Self.fail(error.description)
         } catch let error as SessionError {

@@ -10,16 +10,7 @@ import Logging
 struct DNSSDProbe: AsyncParsableCommand {
     static func main() async {
         _ = started  // the clock of every "ms" field starts now
-        do {
-            var command = try parseAsRoot()
-            if var command = command as? AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 
     static let configuration = CommandConfiguration(

@@ -3,6 +3,10 @@ import LanSession
 import Testing
 import WireCodec
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Peers that misbehave, driven by hand over raw sockets.
 @Suite("Session against raw peers", .serialized)
 struct HostileInputTests {
@@ -109,6 +113,47 @@ struct HostileInputTests {
         #expect(eventsA.events.contains { if case .resynchronised(PeerID(2), _) = $0 { true } else { false } })
         try await Task.sleep(for: .milliseconds(200))
         #expect(try await a.counter()[PeerID(2)] == 200)
+        await stopAll([a, b])
+    }
+}
+
+/// Datagrams that do not carry a link's token are dropped.
+@Suite("Session against forged datagrams", .serialized)
+struct ForgedDatagramTests {
+    @Test("a move with an unknown token is dropped; the holder's own moves still apply")
+    func forgedMove() async throws {
+        let a = try makeSession(1)
+        let b = try makeSession(2)
+        let eventsB = EventRecorder(b)
+        try await mesh([a, b])
+        #expect(try await eventually { try await b.peers().first?.unreliable == .udp })
+        try await a.pickUp(0)
+        #expect(try await eventually { try await b.bubbles().bubbles[0].holder == PeerID(1) })
+
+        let forged = try Datagram(
+            header: DatagramHeader(linkToken: 0xDEAD_BEEF, sequence: 1),
+            messages: [.move(Move(view: 0, x: 999, y: 999, sequence: 60_000))]
+        ).encode()
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(await b.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        for _ in 0..<20 {
+            _ = forged.withUnsafeBytes { bytes in
+                withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+            }
+        }
+        try await a.move(0, x: 10, y: 20)
+        #expect(await eventsB.wait { $0.contains(.move(view: 0, x: 10, y: 20, by: PeerID(1))) })
+        #expect(!eventsB.events.contains(.move(view: 0, x: 999, y: 999, by: PeerID(1))))
+        let bubble = try await b.bubbles().bubbles[0]
+        #expect(bubble.x == 10 && bubble.y == 20)
         await stopAll([a, b])
     }
 }
