@@ -20,14 +20,14 @@ struct ReliableChannel {
         replay = ReplayBuffer(maxMessages: maxMessages, maxBytes: maxBytes)
     }
 
-    /// Numbers an outgoing sequenced frame and keeps it for resending. Returns its number, and whether the replay
-    /// buffer overflowed with it.
-    mutating func send(_ frame: ByteBufferView) -> (sequence: UInt64, overflowed: Bool) {
+    /// Numbers an outgoing sequenced message and keeps its frame for resending. Returns the frame to write (a slice of
+    /// the replay buffer), or nil with `overflowed` when the replay buffer overflowed and did not keep it.
+    mutating func send(_ message: Message) throws(WireError) -> (frame: ByteBuffer?, overflowed: Bool) {
         let sequence = nextSequence
+        let frame = try replay.append(message, sequence: sequence)
         nextSequence += 1
-        let kept = replay.append(frame, sequence: sequence)
-        if !kept { mustResynchronise = true }
-        return (sequence, !kept)
+        if frame == nil { mustResynchronise = true }
+        return (frame, frame == nil)
     }
 
     /// Counts a sequenced message received from the peer; returns its number.

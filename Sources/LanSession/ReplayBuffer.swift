@@ -1,4 +1,5 @@
 import NIOCore
+import WireCodec
 
 /// The frames of sequenced messages sent to one peer and not yet acknowledged, kept to resend after a reconnect.
 ///
@@ -27,21 +28,23 @@ struct ReplayBuffer {
         self.frames = allocator.buffer(capacity: min(maxBytes, 4096))
     }
 
-    /// Keeps `frame` as message number `sequence`, which follows the previous one. Returns false when the buffer
-    /// overflowed: everything it held was dropped, this frame included.
-    mutating func append(_ frame: ByteBufferView, sequence: UInt64) -> Bool {
+    /// Encodes `message` straight into the buffer as message number `sequence` and returns the frame as a slice of
+    /// the buffer (no copy, no allocation once the buffer has grown); nil when the buffer overflowed instead.
+    mutating func append(_ message: Message, sequence: UInt64) throws(WireError) -> ByteBuffer? {
+        let size = try StreamFraming.frameSize(of: message)
         if count == 0 { firstSequence = sequence }
         precondition(sequence == firstSequence + UInt64(count), "sequence \(sequence) does not follow the last one")
-        guard count < maxMessages, frames.readableBytes + frame.count <= maxBytes else {
+        guard count < maxMessages, frames.readableBytes + size <= maxBytes else {
             dropped += UInt64(count) + 1
             frames.clear()
             count = 0
             firstSequence = sequence + 1
-            return false
+            return nil
         }
-        frames.writeBytes(frame)
+        let start = frames.writerIndex
+        try frames.writeFrame(message)
         count += 1
-        return true
+        return frames.getSlice(at: start, length: size)
     }
 
     /// Forgets every frame up to and including `sequence`.

@@ -342,22 +342,28 @@ final class SessionCore {
     }
 
     /// Sends a sequenced message to `peer`: numbered, kept for resending, written if the link is up.
+    ///
+    /// The hot path: the frame is encoded once, straight into the peer's replay buffer, and the link writes a slice
+    /// of it; in the steady state nothing is allocated and nothing leaves the event loop.
     func sendSequenced(_ message: Message, to peer: PeerRecord) {
-        var buffer = (peer.link?.channel.allocator ?? ByteBufferAllocator()).buffer(capacity: 16)
+        let frame: ByteBuffer?
+        let overflowed: Bool
         do {
-            try buffer.writeFrame(message)
+            (frame, overflowed) = try peer.reliable.send(message)
         } catch {
             logger.error("cannot encode \(message.kind): \(error)")
             return
         }
-        let (_, overflowed) = peer.reliable.send(buffer.readableBytesView)
         if overflowed {
             logger.warning(
                 "replay buffer for \(peer.name) (\(peer.id)) overflowed; the peer will be re-synchronised on reconnect")
         }
-        if let link = peer.link, link.phase == .established {
-            link.liveness.didSend(at: .now())
-            link.channel.writeAndFlush(buffer, promise: nil)
+        guard let link = peer.link, link.phase == .established else { return }
+        link.liveness.didSend(at: .now())
+        if let frame {
+            link.channel.writeAndFlush(frame, promise: nil)
+        } else {
+            write(message, on: link)  // not kept, but still sent
         }
     }
 
