@@ -188,6 +188,8 @@ struct EndToEndTests {
         let cluster = try Cluster(hosts: 1)
         try cluster.start(1, extra: ["--no-discovery"])
         #expect(await waitUntil(.seconds(5)) { (try? cluster.peerID(1)) != nil })
+        let mode = try cluster.lab.run(1, ["stat", "-c", "%a", "/run/lansession/sessiond.sock"], timeout: 5)
+        #expect(mode.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "600", "control socket mode")
         // The host's /run, seen from here through its holder's root.
         let socket = "/proc/\(try cluster.lab.holderPID(1))/root/run/lansession/sessiond.sock"
         let garbage = try ControlClient(path: socket)
