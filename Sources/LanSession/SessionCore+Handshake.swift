@@ -153,6 +153,7 @@ extension SessionCore {
         peer.linkToken = nil
         if peer.state == .connected {
             peer.state = .reconnecting
+            publishState(of: peer)
             membershipChanged()
         }
     }
