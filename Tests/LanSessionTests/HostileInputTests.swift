@@ -87,7 +87,8 @@ struct HostileInputTests {
         // From now on the raw peer answers nothing, not even the session's heartbeats.
         #expect(await events.wait(timeout: .seconds(4)) { $0.contains(.peerLost(PeerID(77))) })
         let elapsed = ContinuousClock.now - connectedAt
-        #expect(elapsed < .milliseconds(2_300), "lost after \(elapsed)")
+        // Declared at the first 50 ms tick after 2 s of silence; a loaded machine may run that tick late.
+        #expect(elapsed < .milliseconds(2_500), "lost after \(elapsed)")
         #expect(elapsed >= .milliseconds(1_900), "lost too early, after \(elapsed)")
         await session.stop()
     }
