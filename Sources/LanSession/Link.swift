@@ -98,4 +98,7 @@ final class PeerRecord {
     }
 
     var isConnected: Bool { state == .connected }
+
+    /// Takes part in the session: connected now, or connected before and expected back.
+    var isMember: Bool { everConnected && !left && state != .discovered }
 }

@@ -85,14 +85,12 @@ struct ReplayBuffer {
     }
 
     private static func skipFrame(in buffer: inout ByteBuffer) {
-        // Frames were written by this process: their varint length prefix is well formed.
-        var length = 0
-        var shift = 0
-        while let byte = buffer.readInteger(as: UInt8.self) {
-            length |= Int(byte & 0x7F) << shift
-            if byte < 0x80 { break }
-            shift += 7
+        // Frames were written by this process, so their headers are well formed and within the absolute limit.
+        let limits = WireLimits(maxFrameLength: Wire.absoluteMaxFrameLength)
+        let header = buffer.withUnsafeReadableBytes { try? StreamFraming.decodeHeader($0, limits: limits) }
+        guard let (headerLength, bodyLength) = header ?? nil else {
+            preconditionFailure("replay buffer holds a malformed frame")
         }
-        buffer.moveReaderIndex(forwardBy: length)
+        buffer.moveReaderIndex(forwardBy: headerLength + bodyLength)
     }
 }

@@ -35,21 +35,22 @@ extension SessionCore {
             return
         }
         peer.datagramSequence &+= 1
+        if message.kind == .ping { peer.lastProbeSent = .now() }
+        send(
+            message, header: DatagramHeader(linkToken: token, sequence: peer.datagramSequence), to: address, on: channel
+        )
+    }
+
+    /// Sends one message in one datagram.
+    private func send(_ message: Message, header: DatagramHeader, to address: SocketAddress, on channel: any Channel) {
         var buffer = channel.allocator.buffer(capacity: 32)
-        buffer.writeInteger(token, endianness: .little)
-        var sequence = UInt64(peer.datagramSequence)
-        while sequence >= 0x80 {
-            buffer.writeInteger(UInt8(truncatingIfNeeded: sequence) | 0x80)
-            sequence >>= 7
-        }
-        buffer.writeInteger(UInt8(sequence))
+        buffer.writeDatagramHeader(header)
         do {
             try buffer.writeFrame(message)
         } catch {
             logger.error("cannot encode \(message.kind): \(error)")
             return
         }
-        if message.kind == .ping { peer.lastProbeSent = .now() }
         channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
     }
 
@@ -70,7 +71,11 @@ extension SessionCore {
                 while let message = try reader.next() {
                     switch message {
                     case .ping(let ping):
-                        sendDatagramReply(.pong(ping), to: address, token: reader.header.linkToken)
+                        if let channel = datagramChannel {
+                            // Answered where it came from, so a probe measures the path it took.
+                            let header = DatagramHeader(linkToken: reader.header.linkToken, sequence: 0)
+                            send(.pong(ping), header: header, to: address, on: channel)
+                        }
                     case .pong(let pong):
                         if peer.route != .udp {
                             peer.route = .udp
@@ -88,14 +93,5 @@ extension SessionCore {
                 logger.debug("dropping a malformed datagram from \(address): \(error)")
             }
         }
-    }
-
-    private func sendDatagramReply(_ message: Message, to address: SocketAddress, token: UInt64) {
-        guard let channel = datagramChannel else { return }
-        var buffer = channel.allocator.buffer(capacity: 32)
-        buffer.writeInteger(token, endianness: .little)
-        buffer.writeInteger(UInt8(0))
-        guard (try? buffer.writeFrame(message)) != nil else { return }
-        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
     }
 }

@@ -369,12 +369,12 @@ final class SessionCore {
 
     /// Peers that take part in the session: connected now, or connected before and expected back.
     var members: [PeerRecord] {
-        peers.values.filter { $0.everConnected && !$0.left && $0.state != .discovered }
+        peers.values.filter(\.isMember)
     }
 
     /// Sends a sequenced message to every member, connected or coming back.
     func broadcastSequenced(_ message: Message) {
-        for peer in members { sendSequenced(message, to: peer) }
+        for peer in peers.values where peer.isMember { sendSequenced(message, to: peer) }  // no array per message
     }
 
     // MARK: - State

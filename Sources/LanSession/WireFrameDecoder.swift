@@ -27,6 +27,11 @@ struct WireFrameDecoder: ByteToMessageDecoder {
 }
 
 extension ByteBuffer {
+    /// Appends a datagram header.
+    mutating func writeDatagramHeader(_ header: DatagramHeader) {
+        writeWithUnsafeMutableBytes(minimumWritableBytes: header.size) { header.write(into: $0) }
+    }
+
     /// Appends `message` as one stream frame.
     mutating func writeFrame(_ message: Message) throws(WireError) {
         let size = try StreamFraming.frameSize(of: message)

@@ -12,7 +12,18 @@ public struct DatagramHeader: Hashable, Sendable {
     }
 
     /// Bytes the header takes.
+    @inlinable
     public var size: Int { Wire.linkTokenLength + ByteWriter.varintSize(UInt64(sequence)) }
+
+    /// Writes the header at the start of `destination`, which holds at least ``size`` bytes; returns ``size``.
+    @inlinable @discardableResult
+    public func write(into destination: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(destination.count >= size, "destination holds \(destination.count) bytes, header needs \(size)")
+        var writer = ByteWriter(destination)
+        writer.writeUInt64LE(linkToken)
+        writer.writeVarint(UInt64(sequence))
+        return writer.offset
+    }
 }
 
 /// One datagram: a header and one or more messages, each framed as on a stream.
@@ -71,11 +82,7 @@ public struct DatagramBuilder: Sendable {
         self.header = header
         bytes.reserveCapacity(Wire.maxDatagramLength)
         bytes.append(contentsOf: repeatElement(0, count: header.size))
-        bytes.withUnsafeMutableBytes { raw in
-            var writer = ByteWriter(raw)
-            writer.writeUInt64LE(header.linkToken)
-            writer.writeVarint(UInt64(header.sequence))
-        }
+        bytes.withUnsafeMutableBytes { header.write(into: $0) }
     }
 
     /// Appends `message` if it fits; returns false, leaving the datagram unchanged, if it does not.
