@@ -80,6 +80,7 @@ let package = Package(
                 "AvahiDiscovery",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // Publishes or browses from inside a test host; driven by AvahiDiscoveryTests.
@@ -97,6 +98,15 @@ let package = Package(
         .testTarget(
             name: "AvahiDiscoveryTests",
             dependencies: ["AvahiDiscovery", "TestHostSupport"]
+        ),
+        // Faults on test hosts while every host counts (scripts/chaos).
+        .executableTarget(
+            name: "lansession-chaos",
+            dependencies: [
+                "TestHostSupport", "SessionControl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/Chaos"
         ),
         // sessiond and session-client, the real binaries, on test hosts.
         .testTarget(name: "EndToEndTests", dependencies: ["TestHostSupport", "SessionControl"]),

@@ -105,6 +105,9 @@ public final class AvahiConnection: @unchecked Sendable {
         }
     }
 
+    /// Avahi's poll API of the connection's event loop, for timeouts on its thread.
+    var pollAPI: UnsafePointer<AvahiPoll> { avahi_threaded_poll_get(poll) }
+
     /// The client while the daemon is running; call with the lock held.
     var runningClient: OpaquePointer? {
         if case .running = stateValue { return client }

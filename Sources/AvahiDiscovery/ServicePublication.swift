@@ -5,6 +5,10 @@ import Logging
 ///
 /// Registration happens only while the daemon is running; on a name collision Avahi's alternative name is taken
 /// ("name #2"); after a daemon restart the service is registered again by itself.
+///
+/// A registration that is not established within the registration timeout is withdrawn and registered again: when an
+/// interface goes down and up while Avahi probes for a service's records, avahi-daemon 0.8 leaves the entry group in
+/// its registering state for good (avahi/avahi#233), and the service is never announced.
 public final class ServicePublication: @unchecked Sendable {
     /// Where the registration stands.
     enum Phase {
@@ -26,15 +30,25 @@ public final class ServicePublication: @unchecked Sendable {
     private var group: OpaquePointer?
     private var phase = Phase.waiting
     private var renames = 0
-    private var waiters: [CheckedContinuation<Result<String, AvahiError>, Never>] = []
+    private var waiters: [Int: CheckedContinuation<Result<String, AvahiError>, Never>] = [:]
+    private var nextWaiter = 0
+    /// Waiters cancelled before they were registered.
+    private var cancelledWaiters: Set<Int> = []
     private var finalError: AvahiError?
+    /// How long a registration may take before it is withdrawn and registered again.
+    private let registrationTimeout: Duration
+    /// Fires `registrationTimeout` after a commit, on Avahi's loop thread.
+    private var watchdog: OpaquePointer?
+    /// Registrations started again because they did not establish in time.
+    private var retries = 0
 
-    init(connection: AvahiConnection, description: ServiceDescription) {
+    init(connection: AvahiConnection, description: ServiceDescription, registrationTimeout: Duration) {
         self.connection = connection
         self.type = description.type
         self.port = description.port
         self.txt = description.txt
         self.currentName = description.name
+        self.registrationTimeout = registrationTimeout
     }
 
     /// The name the service is published under now (it differs from the requested one after a collision).
@@ -43,22 +57,43 @@ public final class ServicePublication: @unchecked Sendable {
     /// Whether the service is currently established on the network.
     public var isEstablished: Bool { connection.locked { phase == .established } }
 
-    /// Waits until the service is established and returns its name; throws if registration failed for good.
+    /// How many times a registration that did not establish within the timeout was started again.
+    public var restartedRegistrations: Int { connection.locked { retries } }
+
+    /// Waits until the service is established and returns its name; throws if registration failed for good, or
+    /// (with code `closed`) when the waiting task is cancelled.
     public func established() async throws(AvahiError) -> String {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<String, AvahiError>, Never>) in
+        let id = connection.locked {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, AvahiError>, Never>) in
+                connection.locked {
+                    if let finalError {
+                        continuation.resume(returning: .failure(finalError))
+                    } else if phase == .established {
+                        continuation.resume(returning: .success(currentName))
+                    } else if cancelledWaiters.remove(id) != nil {
+                        continuation.resume(returning: .failure(Self.cancelled))
+                    } else {
+                        waiters[id] = continuation
+                    }
+                }
+            }
+        } onCancel: {
             connection.locked {
-                if let finalError {
-                    continuation.resume(returning: .failure(finalError))
-                } else if phase == .established {
-                    continuation.resume(returning: .success(currentName))
+                if let waiter = waiters.removeValue(forKey: id) {
+                    waiter.resume(returning: .failure(Self.cancelled))
                 } else {
-                    waiters.append(continuation)
+                    cancelledWaiters.insert(id)
                 }
             }
         }
         return try result.get()
     }
+
+    private static let cancelled = AvahiError(.closed, message: "stopped waiting for the registration")
 
     /// Replaces the TXT record in place, without withdrawing the service.
     public func updateTXT(_ txt: [String: String]) async throws(AvahiError) {
@@ -126,11 +161,13 @@ public final class ServicePublication: @unchecked Sendable {
             return
         }
         phase = .registering
+        armWatchdog()
     }
 
     /// Empties the group until the daemon runs again.
     func reset() {
         guard phase != .finished else { return }
+        disarmWatchdog()
         if let group { avahi_entry_group_reset(group) }
         phase = .waiting
     }
@@ -138,6 +175,7 @@ public final class ServicePublication: @unchecked Sendable {
     /// The client and with it the group are gone; register again when the daemon returns.
     func connectionLost() {
         guard phase != .finished else { return }
+        disarmWatchdog()
         group = nil
         phase = .waiting
     }
@@ -145,6 +183,7 @@ public final class ServicePublication: @unchecked Sendable {
     /// Ends the publication: frees the group and fails every waiter with `error`.
     func finish(with error: AvahiError) {
         guard phase != .finished else { return }
+        disarmWatchdog()
         if let group { avahi_entry_group_free(group) }
         group = nil
         phase = .finished
@@ -152,11 +191,45 @@ public final class ServicePublication: @unchecked Sendable {
         resumeWaiters(.failure(error))
     }
 
+    // MARK: - Registration watchdog
+
+    private func armWatchdog() {
+        disarmWatchdog()
+        let (seconds, attoseconds) = registrationTimeout.components
+        let milliseconds = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        var deadline = timeval()
+        avahi_elapse_time(&deadline, milliseconds, 0)
+        let api = connection.pollAPI
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        watchdog = api.pointee.timeout_new(api, &deadline, watchdogCallback, userdata)
+    }
+
+    private func disarmWatchdog() {
+        guard let watchdog else { return }
+        connection.pollAPI.pointee.timeout_free(watchdog)
+        self.watchdog = nil
+    }
+
+    /// The registration did not establish in time: withdraw the group and register afresh.
+    fileprivate func registrationTimedOut() {
+        disarmWatchdog()
+        guard phase == .registering, let stuck = group, let client = avahi_entry_group_get_client(stuck) else { return }
+        retries += 1
+        connection.logger.notice(
+            "\(currentName) not established after \(registrationTimeout); registering it again",
+            metadata: ["service": "\(currentName)", "type": "\(type)", "retries": "\(retries)"])
+        avahi_entry_group_free(stuck)
+        group = nil
+        phase = .waiting
+        register(with: client)
+    }
+
     fileprivate func groupStateChanged(_ group: OpaquePointer, _ state: AvahiEntryGroupState) {
         guard phase != .finished, group == self.group else { return }
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
             connection.logger.info("published \(currentName) (\(type), port \(port))")
+            disarmWatchdog()
             phase = .established
             resumeWaiters(.success(currentName))
         case AVAHI_ENTRY_GROUP_COLLISION:
@@ -197,16 +270,29 @@ public final class ServicePublication: @unchecked Sendable {
 
     private func resumeWaiters(_ result: Result<String, AvahiError>) {
         let waiting = waiters
-        waiters = []
-        for waiter in waiting { waiter.resume(returning: result) }
+        waiters = [:]
+        for waiter in waiting.values { waiter.resume(returning: result) }
     }
 }
 
 extension AvahiConnection {
     /// Publishes a service and waits until it is established; returns the publication, whose name may differ from
     /// the requested one after a collision.
-    public func publish(_ description: ServiceDescription) async throws(AvahiError) -> ServicePublication {
-        let publication = ServicePublication(connection: self, description: description)
+    public func publish(
+        _ description: ServiceDescription, registrationTimeout: Duration = .seconds(5)
+    ) async throws(AvahiError) -> ServicePublication {
+        let publication = try await register(description, registrationTimeout: registrationTimeout)
+        _ = try await publication.established()
+        return publication
+    }
+
+    /// Registers a service and returns at once: the registration goes on (and starts again after a daemon restart,
+    /// or when it does not establish within `registrationTimeout`) until ``ServicePublication/withdraw()``.
+    public func register(
+        _ description: ServiceDescription, registrationTimeout: Duration = .seconds(5)
+    ) async throws(AvahiError) -> ServicePublication {
+        let publication = ServicePublication(
+            connection: self, description: description, registrationTimeout: registrationTimeout)
         let result: Result<Void, AvahiError> = await onQueue {
             self.locked {
                 guard !self.isClosed else { return .failure(AvahiError(.closed, message: "connection closed")) }
@@ -216,9 +302,14 @@ extension AvahiConnection {
             }
         }
         try result.get()
-        _ = try await publication.established()
         return publication
     }
+}
+
+/// Avahi's timeout callback for the registration watchdog.
+private let watchdogCallback: AvahiTimeoutCallback = { _, userdata in
+    guard let userdata else { return }
+    Unmanaged<ServicePublication>.fromOpaque(userdata).takeUnretainedValue().registrationTimedOut()
 }
 
 /// Avahi's entry group callback: forwards to the publication passed as userdata.

@@ -10,5 +10,7 @@
 #include <avahi-common/malloc.h>
 #include <avahi-common/strlst.h>
 #include <avahi-common/thread-watch.h>
+#include <avahi-common/timeval.h>
+#include <avahi-common/watch.h>
 
 #endif

@@ -59,9 +59,12 @@ public struct DiscoveryRecord: Hashable, Sendable {
 }
 
 extension DiscoveredService {
-    /// The endpoint to dial: its first IPv4 address, else its first IPv6 one (with the interface for link-local).
-    public var endpoint: Endpoint? {
-        let address = addresses.first { $0.family == .ipv4 } ?? addresses.first
-        return address.map { Endpoint(host: $0.description, port: Int(port)) }
+    /// The endpoints to dial: every address it was resolved to (one per interface and protocol), IPv4 first, IPv6
+    /// link-local ones with their interface.
+    public var endpoints: [Endpoint] {
+        var seen = Set<Endpoint>()
+        return (addresses.filter { $0.family == .ipv4 } + addresses.filter { $0.family != .ipv4 })
+            .map { Endpoint(host: $0.description, port: Int(port)) }
+            .filter { seen.insert($0).inserted }
     }
 }

@@ -2,9 +2,9 @@ import WireCodec
 
 /// A grow-only counter replicated across peers: one count per peer, each changed only by its own peer.
 ///
-/// Increments travel as deltas on the reliable channel; on (re)connect peers exchange their whole state and merge by
-/// taking, per peer, the larger count. Merging is commutative, associative and idempotent, so every peer converges to
-/// the same counts whatever the order of deltas and merges.
+/// Increments travel as the sender's new absolute count, and states as counts per peer; both merge by taking, per
+/// peer, the larger count. Merging is commutative, associative and idempotent, so every peer converges to the same
+/// counts whatever the order, duplication or relaying of what it receives (see `CounterReplica`).
 public struct GCounter: Hashable, Sendable {
     /// Count per peer.
     public private(set) var counts: [PeerID: UInt64]

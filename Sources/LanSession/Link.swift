@@ -31,6 +31,8 @@ final class Link {
     let role: Role
     /// The endpoint dialled, for dialer links.
     let endpoint: Endpoint?
+    /// The peer this link was dialled for, until it turns out to be that peer's link or not.
+    var intendedPeer: PeerID?
     let transport: String
     let openedAt: NIODeadline
     var phase = Phase.awaitingHello
@@ -39,10 +41,14 @@ final class Link {
     var hello: Hello?
     var liveness: Liveness
 
-    init(channel: any Channel, role: Role, endpoint: Endpoint?, transport: String, liveness: Liveness) {
+    init(
+        channel: any Channel, role: Role, endpoint: Endpoint?, intendedPeer: PeerID?, transport: String,
+        liveness: Liveness
+    ) {
         self.channel = channel
         self.role = role
         self.endpoint = endpoint
+        self.intendedPeer = intendedPeer
         self.transport = transport
         self.openedAt = liveness.lastReceived
         self.liveness = liveness
@@ -68,10 +74,16 @@ final class PeerRecord {
     /// The link that carries (or is being set up to carry) this peer's traffic.
     var link: Link?
     var reliable: ReliableChannel
-    /// Where the peer can be dialled: static configuration, discovery, or the endpoint of a successful dial.
-    var endpoints: Set<Endpoint> = []
+    /// Endpoints learnt from discovery, per DNS-SD record (instance name): a record that goes away takes only its own.
+    var discovered: [String: [Endpoint]] = [:]
+    /// When each endpoint last led to an established link; redials try the most recent first.
+    var lastSucceeded: [Endpoint: NIODeadline] = [:]
+    /// Endpoints still to try in the current round of dials.
+    var round: [Endpoint] = []
     var backoff: Backoff
+    /// The next round of dials, when one is scheduled.
     var redial: Scheduled<Void>?
+    /// A dial of the current round is under way (connecting, or its link is in its handshake).
     var dialing = false
     var everConnected = false
     /// The peer said bye: do not redial until it shows up again.

@@ -8,16 +8,19 @@ final class LinkHandler: ChannelInboundHandler {
     private let core: SessionCore
     private let role: Link.Role
     private let endpoint: Endpoint?
+    private let intendedPeer: PeerID?
     private var link: Link?
 
-    init(core: SessionCore, role: Link.Role, endpoint: Endpoint?) {
+    init(core: SessionCore, role: Link.Role, endpoint: Endpoint?, intendedPeer: PeerID?) {
         self.core = core
         self.role = role
         self.endpoint = endpoint
+        self.intendedPeer = intendedPeer
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        link = core.linkOpened(channel: context.channel, role: role, endpoint: endpoint)
+        link = core.linkOpened(
+            channel: context.channel, role: role, endpoint: endpoint, intendedPeer: intendedPeer)
         context.fireChannelActive()
     }
 

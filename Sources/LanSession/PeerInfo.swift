@@ -34,8 +34,10 @@ public struct PeerInfo: Hashable, Sendable {
     public var state: PeerState
     /// The transport of its link, e.g. "lan".
     public var transport: String
-    /// The remote address of its link, e.g. "127.0.0.1:4242".
+    /// The remote address of its link, e.g. "127.0.0.1:4242", or its first endpoint while it has no link.
     public var address: String?
+    /// Every endpoint it is known by (static, and per discovery record), in the order redials try them.
+    public var endpoints: [Endpoint]
     /// Its player index, while connected.
     public var playerIndex: Int?
     /// Smoothed round-trip time of the reliable link, in microseconds.

@@ -41,8 +41,11 @@ public final class Session: Sendable {
             self.loop = group.next()
             self.ownedGroup = group
         }
-        var logger = logger
-        logger[metadataKey: "peer"] = "\(configuration.peerID)"
+        let logger = {
+            var logger = logger
+            logger[metadataKey: "peer"] = "\(configuration.peerID)"
+            return logger
+        }()
         let (stream, continuation) = AsyncStream<SessionEvent>.makeStream(bufferingPolicy: .unbounded)
         self.events = stream
         let loop = self.loop
@@ -83,14 +86,15 @@ public final class Session: Sendable {
         try await call { $0.addStaticEndpoint(endpoint) }
     }
 
-    /// Adds an address learnt from discovery for a peer.
-    public func discovered(_ endpoint: Endpoint, peerID: PeerID, name: String) async throws {
-        try await call { $0.addDiscoveredEndpoint(endpoint, peer: peerID, name: name) }
+    /// Sets the addresses discovery record `record` (a DNS-SD instance name) gives for a peer, replacing what that
+    /// record gave before; the peer keeps the addresses of its other records and its static ones.
+    public func discovered(_ endpoints: [Endpoint], peerID: PeerID, name: String, record: String) async throws {
+        try await call { $0.addDiscovered(endpoints, peer: peerID, name: name, record: record) }
     }
 
-    /// Forgets the discovered addresses of a peer that stopped advertising (static ones stay).
-    public func vanished(_ peerID: PeerID) async throws {
-        try await call { $0.removeDiscoveredEndpoints(peer: peerID) }
+    /// Forgets the addresses discovery record `record` gave; those of the peer's other records stay.
+    public func vanished(record: String) async throws {
+        try await call { $0.removeDiscovered(record: record) }
     }
 
     /// Every peer the session knows.
@@ -113,10 +117,12 @@ public final class Session: Sendable {
         try await call { $0.layout }
     }
 
-    /// Adds `count` presses by this peer and sends them reliably to every member. Returns this peer's count.
+    /// Adds `count` presses by this peer: makes the new count durable (with the configuration's
+    /// ``SessionConfiguration/localCountStore``), then sends it reliably to every member. Returns this peer's count
+    /// once both are done; when the save fails, nothing was sent and the count is unchanged.
     @discardableResult
     public func increment(by count: UInt64 = 1) async throws -> UInt64 {
-        try await call { $0.increment(by: count) }
+        try await run { $0.increment(by: count) }
     }
 
     /// Asks for bubble `view`; the coordinator's answer arrives as a ``SessionEvent/holder(view:holder:)`` event.

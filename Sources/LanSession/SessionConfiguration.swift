@@ -40,14 +40,18 @@ public struct SessionConfiguration: Sendable {
     public var datagramProbeTimeout: TimeAmount
     /// Counts to start from, e.g. this peer's own count restored from disk.
     public var initialCounts: [PeerID: UInt64] = [:]
+    /// Where this peer's own count is made durable before an increment is sent; nil keeps it in memory only.
+    public var localCountStore: (any LocalCountStore)?
+    /// Anti-entropy: how often connected peers are sent the counts they may lack.
+    public var counterExchangeInterval: TimeAmount = .milliseconds(500)
 
-    /// Creates a configuration with the defaults of the design: 8 peers, 2 s liveness, backoff capped at 5 s.
+    /// Creates a configuration with the defaults of the design: 8 peers, 2 s liveness, redials backing off from 100 ms to 2 s.
     public init(
         peerID: PeerID = .random(), displayName: String, sessionName: String = "default", host: String = "127.0.0.1",
         port: Int = 0, maxPeers: Int = 8, invitationPolicy: InvitationPolicy = .acceptAll,
         invitationContext: [UInt8] = [], invitationTimeout: TimeAmount = .seconds(30),
         livenessTimeout: TimeAmount = .seconds(2), heartbeatInterval: TimeAmount? = nil,
-        reconnectInitialDelay: TimeAmount = .milliseconds(100), reconnectMaximumDelay: TimeAmount = .seconds(5),
+        reconnectInitialDelay: TimeAmount = .milliseconds(100), reconnectMaximumDelay: TimeAmount = .seconds(2),
         replayBufferMessages: Int = 65_536, replayBufferBytes: Int = 4 << 20, datagrams: Bool = true,
         datagramProbeTimeout: TimeAmount = .seconds(1)
     ) {
@@ -89,11 +93,22 @@ public struct SessionConfiguration: Sendable {
                 .invalidConfiguration, "invitation context above \(Wire.maxInvitationContextLength) bytes")
         }
         guard peerID.rawValue != 0 else { throw SessionError(.invalidConfiguration, "peer id 0 is reserved") }
+        guard counterExchangeInterval > .zero else {
+            throw SessionError(.invalidConfiguration, "the counter exchange interval must be positive")
+        }
         guard livenessTimeout > heartbeatInterval, heartbeatInterval > .zero else {
             throw SessionError(
                 .invalidConfiguration, "the heartbeat interval must be shorter than the liveness timeout")
         }
     }
+}
+
+/// Where a session makes its own count durable, so that a restarted peer never sends a count below one it sent
+/// before, and a failed save never leaves peers counting what the caller was told failed.
+public protocol LocalCountStore: Sendable {
+    /// Makes `count`, this peer's new count, durable before the session sends it. Runs off the event loop, one call
+    /// at a time; throwing cancels the increment.
+    func save(localCount count: UInt64) throws
 }
 
 /// How a session answers invitations.

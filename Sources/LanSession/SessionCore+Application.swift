@@ -18,15 +18,10 @@ extension SessionCore {
             if announced != layout {
                 logger.debug("layout from \(peer.name) differs from ours while membership settles")
             }
-        case .counterIncrement(let delta):
-            counter.add(UInt64(delta), to: peer.id)
-            events.yield(.counter(peer.id, count: counter[peer.id], total: counter.total))
+        case .counterIncrement(let count):
+            receivedIncrement(count, from: peer)
         case .counterState(let entries):
-            var state: [PeerID: UInt64] = [:]
-            for entry in entries { state[entry.peerID] = max(state[entry.peerID] ?? 0, entry.count) }
-            for grown in counter.merge(state) {
-                events.yield(.counter(grown, count: counter[grown], total: counter.total))
-            }
+            receivedCounterState(entries, from: peer)
         case .pickUp(let view):
             events.yield(.pickUp(view: view, by: peer.id))
             if layout.coordinator == localPeer { grant(view, to: peer.id) }
@@ -61,19 +56,6 @@ extension SessionCore {
     }
 
     // MARK: - Local actions
-
-    /// Counts `count` presses of the local peer and sends them to every member. Returns the local count.
-    func increment(by count: UInt64) -> UInt64 {
-        counter.add(count, to: localPeer)
-        var remaining = count
-        while remaining > 0 {
-            let delta = UInt16(min(remaining, UInt64(Wire.maxIncrementDelta)))
-            broadcastSequenced(.counterIncrement(delta: delta))
-            remaining -= UInt64(delta)
-        }
-        events.yield(.counter(localPeer, count: counter[localPeer], total: counter.total))
-        return counter[localPeer]
-    }
 
     /// Asks for a bubble: granted at once when this peer coordinates, otherwise when the coordinator says so.
     func pickUp(_ view: UInt8) throws(SessionError) {

@@ -38,6 +38,7 @@ extension SessionCore {
             if link.phase == .established && reason != .replaced {
                 peer.left = true
                 peer.redial?.cancel()
+                peer.redial = nil
                 events.yield(.peerLeft(peer.id, reason: reason))
             }
             close(link, reason: "bye (\(reason))")
@@ -90,11 +91,17 @@ extension SessionCore {
             return
         }
         link.hello = hello
+        if let intended = link.intendedPeer, intended != hello.peerID {
+            // The endpoint leads to another peer (a stale or forged record): the intended peer's round goes on.
+            logger.debug(
+                "dialled \(link.remoteDescription) for \(intended), found \(hello.peerID)",
+                metadata: ["peer": "\(intended)"])
+            dialAttemptEnded(link)
+        }
         let peer = record(for: hello.peerID)
         peer.name = hello.displayName
-        if let endpoint = link.endpoint {
-            peer.endpoints.insert(endpoint)
-            if staticEndpoints[endpoint] != nil { staticEndpoints[endpoint] = .some(peer.id) }
+        if let endpoint = link.endpoint, staticEndpoints[endpoint] != nil {
+            staticEndpoints[endpoint] = .some(peer.id)
         }
         if let known = peer.incarnation, known != hello.incarnation {
             logger.info("\(peer.name) (\(peer.id)) restarted; its sequence numbers start over")
@@ -104,6 +111,7 @@ extension SessionCore {
                 detach(old, from: peer)
             }
             peer.reliable.peerRestarted()
+            replica.forget(peer.id)  // what it held died with its process
         }
         peer.incarnation = hello.incarnation
 
@@ -265,7 +273,13 @@ extension SessionCore {
         peer.backoff.reset()
         peer.redial?.cancel()
         peer.redial = nil
-        if let endpoint = link.endpoint { endpointBackoff[endpoint] = nil }
+        peer.dialing = false
+        peer.round = []
+        link.intendedPeer = nil
+        if let endpoint = link.endpoint {
+            endpointBackoff[endpoint] = nil
+            peer.lastSucceeded[endpoint] = .now()
+        }
         let resend: ByteBuffer
         switch outcome {
         case .resend(let frames):
@@ -285,9 +299,9 @@ extension SessionCore {
         logger.info("connected to \(peer.name) (\(peer.id)) at \(link.remoteDescription)")
         events.yield(.peerConnected(peer.id, name: peer.name))
         publishState(of: peer)
-        // The original app's greeting, then everything counted so far, for merging.
+        // The original app's greeting, then the counts the peer may lack, for merging.
         sendSequenced(.handshake(peerName: configuration.displayName), to: peer)
-        sendSequenced(.counterState(counter.entries), to: peer)
+        exchangeCounter(with: peer)
         if !membershipChanged() && layout.coordinator == localPeer {
             // A changed layout went to everyone with every bubble; otherwise this peer still needs them.
             sendSequenced(.layout(layout.entries), to: peer)

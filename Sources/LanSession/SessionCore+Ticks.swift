@@ -2,11 +2,17 @@ import NIOCore
 import WireCodec
 
 extension SessionCore {
-    /// Runs every 50 ms: heartbeats, silence detection, acknowledgements, datagram probes, stalled handshakes.
+    /// Runs every 50 ms: heartbeats, silence detection, acknowledgements, datagram probes, stalled handshakes, and
+    /// the counter's anti-entropy.
     func tick() {
         guard runState == .running else { return }
         let now = NIODeadline.now()
         for link in links.values where link.isOpen {
+            if link.phase == .awaitingHello, now - link.openedAt > configuration.livenessTimeout {
+                // Whatever answers here does not speak LanSession (or is too slow to): try elsewhere.
+                close(link, reason: "no hello within \(configuration.livenessTimeout)")
+                continue
+            }
             if link.phase != .established {
                 // A handshake gets the invitation timeout (a user may be deciding) plus the liveness timeout.
                 if now - link.openedAt > configuration.invitationTimeout + configuration.livenessTimeout {
@@ -31,6 +37,7 @@ extension SessionCore {
             }
             probeDatagrams(peer, now: now)
         }
+        exchangeCounters(now: now)
     }
 
     private func probeDatagrams(_ peer: PeerRecord, now: NIODeadline) {

@@ -32,7 +32,13 @@ final class SessionCore {
     var staticEndpoints: [Endpoint: PeerID?] = [:]
     var endpointBackoff: [Endpoint: Backoff] = [:]
     var endpointsDialing: Set<Endpoint> = []
-    var counter = GCounter()
+    /// The peer each DNS-SD record (by instance name) names.
+    var discoveryRecords: [String: PeerID] = [:]
+    var replica: CounterReplica
+    /// Increments wait for the one before them to be saved and sent, so that a failed save never leaves a later
+    /// increment counting the failed one.
+    var incrementTail: EventLoopFuture<Void>
+    var lastCounterExchange = NIODeadline.now()
     var bubbles = BubbleBoard()
     var moveSequence = [UInt16](repeating: 0, count: BubbleBoard.count)
     var layout: PlayerLayout
@@ -66,8 +72,12 @@ final class SessionCore {
         self.logger = logger
         self.events = events
         self.layout = PlayerLayout(members: [configuration.peerID])
-        self.counter = GCounter(counts: configuration.initialCounts)
+        self.replica = CounterReplica(local: configuration.peerID, counts: configuration.initialCounts)
+        self.incrementTail = loop.makeSucceededVoidFuture()
     }
+
+    /// The replicated counter.
+    var counter: GCounter { replica.counter }
 
     var localPeer: PeerID { configuration.peerID }
 
@@ -85,7 +95,7 @@ final class SessionCore {
         }
         let bound = NIOLoopBound(self, eventLoop: loop)
         return transport.listen(host: configuration.host, port: configuration.port, on: loop) { channel in
-            bound.value.setUpStream(channel, role: .acceptor, endpoint: nil)
+            bound.value.setUpStream(channel, role: .acceptor, endpoint: nil, intendedPeer: nil)
         }
         .flatMap { (channel, port) -> EventLoopFuture<Int> in
             let core = bound.value
@@ -118,7 +128,7 @@ final class SessionCore {
             core.logger.info(
                 "session \(core.configuration.sessionName) as \(core.localPeer) (\(core.configuration.displayName)) on port \(port)"
             )
-            for endpoint in core.staticEndpoints.keys { core.dial(endpoint) }
+            for endpoint in core.staticEndpoints.keys { core.dial(endpoint, for: nil) }
             return port
         }
     }
@@ -149,123 +159,26 @@ final class SessionCore {
         }
     }
 
-    // MARK: - Dialling
-
-    /// Adds a static endpoint and dials it (now, or when the session starts).
-    func addStaticEndpoint(_ endpoint: Endpoint) {
-        if staticEndpoints[endpoint] == nil { staticEndpoints[endpoint] = .some(nil) }
-        if runState == .running { dial(endpoint) }
-    }
-
-    /// Adds an endpoint learnt from discovery for `peer`, and dials it if there is no link.
-    func addDiscoveredEndpoint(_ endpoint: Endpoint, peer id: PeerID, name: String) {
-        guard id != localPeer else { return }
-        let peer = record(for: id)
-        if peer.name.isEmpty { peer.name = name }
-        peer.endpoints.insert(endpoint)
-        peer.left = false
-        if peer.link == nil, !peer.dialing, runState == .running {
-            if peer.state == .discovered { publishState(of: peer) }
-            dial(endpoint, for: peer)
-        }
-    }
-
-    /// Forgets discovered endpoints of a peer that stopped advertising.
-    func removeDiscoveredEndpoints(peer id: PeerID) {
-        guard let peer = peers[id] else { return }
-        let fixed = Set(staticEndpoints.filter { $0.value == id }.keys)
-        peer.endpoints = peer.endpoints.intersection(fixed)
-    }
-
-    func record(for id: PeerID) -> PeerRecord {
-        if let peer = peers[id] { return peer }
-        let peer = PeerRecord(id: id, configuration: configuration)
-        peers[id] = peer
-        return peer
-    }
-
-    func dial(_ endpoint: Endpoint, for peer: PeerRecord? = nil) {
-        guard runState == .running, !endpointsDialing.contains(endpoint) else { return }
-        if let peer {
-            guard peer.link == nil else { return }
-            peer.dialing = true
-        }
-        endpointsDialing.insert(endpoint)
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        let peerID = peer?.id
-        logger.debug("dialling \(endpoint)")
-        transport.connect(to: endpoint, on: loop) { channel in
-            bound.value.setUpStream(channel, role: .dialer, endpoint: endpoint)
-        }
-        .whenComplete { result in
-            let core = bound.value
-            core.endpointsDialing.remove(endpoint)
-            let peer = peerID.flatMap { core.peers[$0] }
-            peer?.dialing = false
-            if case .failure(let error) = result {
-                core.logger.debug("dialling \(endpoint) failed: \(error)")
-                core.scheduleRedial(endpoint, for: peer)
-            }
-        }
-    }
-
-    /// Schedules another dial of `endpoint` after the backoff delay, if there is still a reason to dial it.
-    func scheduleRedial(_ endpoint: Endpoint, for peer: PeerRecord?) {
-        guard runState == .running else { return }
-        let known = peer ?? staticEndpoints[endpoint].flatMap { $0 }.flatMap { peers[$0] }
-        let delay: Duration
-        if let known {
-            guard known.link == nil, !known.left, known.endpoints.contains(endpoint) || staticEndpoints[endpoint] != nil
-            else { return }
-            delay = known.backoff.nextDelay()
-        } else {
-            guard staticEndpoints[endpoint] != nil else { return }
-            delay = endpointBackoff[
-                endpoint,
-                default: Backoff(
-                    initial: .nanoseconds(configuration.reconnectInitialDelay.nanoseconds),
-                    maximum: .nanoseconds(configuration.reconnectMaximumDelay.nanoseconds))
-            ].nextDelay()
-        }
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        let knownID = known?.id
-        let scheduled = loop.scheduleTask(in: .nanoseconds(Int64(delay / .nanoseconds(1)))) {
-            let core = bound.value
-            if let knownID, let known = core.peers[knownID] {
-                known.redial = nil
-                guard known.link == nil else { return }
-                core.dial(endpoint, for: known)
-            } else {
-                core.dial(endpoint)
-            }
-        }
-        known?.redial?.cancel()
-        known?.redial = scheduled
-    }
-
-    /// Redials a peer that lost its link, by every endpoint it is known by.
-    func redialIfPossible(_ peer: PeerRecord) {
-        guard runState == .running, !peer.left else { return }
-        let endpoints = peer.endpoints.union(staticEndpoints.filter { $0.value == peer.id }.map(\.key))
-        guard let endpoint = endpoints.sorted(by: { $0.description < $1.description }).first else { return }
-        scheduleRedial(endpoint, for: peer)
-    }
-
     // MARK: - Channels
 
     /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
-    func setUpStream(_ channel: any Channel, role: Link.Role, endpoint: Endpoint?) -> EventLoopFuture<Void> {
+    func setUpStream(
+        _ channel: any Channel, role: Link.Role, endpoint: Endpoint?, intendedPeer: PeerID?
+    ) -> EventLoopFuture<Void> {
         channel.eventLoop.makeCompletedFuture {
             let decoder = ByteToMessageHandler(WireFrameDecoder(limits: .default))
             try channel.pipeline.syncOperations.addHandler(decoder)
-            try channel.pipeline.syncOperations.addHandler(LinkHandler(core: self, role: role, endpoint: endpoint))
+            try channel.pipeline.syncOperations.addHandler(
+                LinkHandler(core: self, role: role, endpoint: endpoint, intendedPeer: intendedPeer))
         }
     }
 
-    func linkOpened(channel: any Channel, role: Link.Role, endpoint: Endpoint?) -> Link {
+    func linkOpened(channel: any Channel, role: Link.Role, endpoint: Endpoint?, intendedPeer: PeerID?) -> Link {
         let liveness = Liveness(
             heartbeatInterval: configuration.heartbeatInterval, timeout: configuration.livenessTimeout, now: .now())
-        let link = Link(channel: channel, role: role, endpoint: endpoint, transport: transport.name, liveness: liveness)
+        let link = Link(
+            channel: channel, role: role, endpoint: endpoint, intendedPeer: intendedPeer, transport: transport.name,
+            liveness: liveness)
         links[ObjectIdentifier(link)] = link
         guard runState == .running else {
             close(link, reason: "session is not running")
@@ -297,8 +210,11 @@ final class SessionCore {
         guard runState == .running else { return }  // stopping: peers were told bye
         let wasEstablished = link.wasEstablished
         link.phase = .closed
+        defer { dialAttemptEnded(link) }  // a dial that did not end in an established link: next endpoint
         guard let id = link.peerID, let peer = peers[id], peer.link === link else {
-            if let endpoint = link.endpoint, link.peerID == nil { scheduleRedial(endpoint, for: nil) }
+            if let endpoint = link.endpoint, link.peerID == nil, link.intendedPeer == nil {
+                scheduleStaticRedial(endpoint)
+            }
             return
         }
         peer.link = nil
@@ -312,10 +228,6 @@ final class SessionCore {
         publishState(of: peer)
         membershipChanged()
         redialIfPossible(peer)
-    }
-
-    func canRedial(_ peer: PeerRecord) -> Bool {
-        !peer.endpoints.isEmpty || staticEndpoints.values.contains(peer.id)
     }
 
     /// Closes `link`, ignoring whatever it still delivers.
@@ -357,6 +269,7 @@ final class SessionCore {
         if overflowed {
             logger.warning(
                 "replay buffer for \(peer.name) (\(peer.id)) overflowed; the peer will be re-synchronised on reconnect")
+            replica.forget(peer.id)  // what it was sent is lost: send it everything again
         }
         guard let link = peer.link, link.phase == .established else { return }
         link.liveness.didSend(at: .now())
@@ -382,7 +295,8 @@ final class SessionCore {
     func info(of peer: PeerRecord) -> PeerInfo {
         PeerInfo(
             peerID: peer.id, name: peer.name, state: peer.state, transport: peer.link?.transport ?? transport.name,
-            address: peer.link?.remoteDescription ?? peer.endpoints.first?.description,
+            address: peer.link?.remoteDescription ?? endpoints(of: peer).first?.description,
+            endpoints: endpoints(of: peer),
             playerIndex: peer.isConnected ? layout.indexes[peer.id] : nil,
             rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: peer.route)
     }

@@ -27,11 +27,14 @@ public struct PeerResult: Codable, Hashable, Sendable {
     public var rttMicros: Int?
     /// udp, fallback (or probing, just after connecting).
     public var unreliable: String
+    /// Every endpoint the peer is known by ("HOST:PORT"), in the order redials try them.
+    public var endpoints: [String]
 
     public init(
         peerID: String, name: String, state: String, transport: String, address: String?, playerIndex: Int?,
-        rttMicros: Int?, unreliable: String
+        rttMicros: Int?, unreliable: String, endpoints: [String] = []
     ) {
+        self.endpoints = endpoints
         self.peerID = peerID
         self.name = name
         self.state = state
@@ -43,7 +46,7 @@ public struct PeerResult: Codable, Hashable, Sendable {
     }
 }
 
-/// `increment`: this peer's count after the presses were persisted.
+/// `increment`: this peer's count after the presses were saved and sent.
 public struct IncrementResult: Codable, Hashable, Sendable {
     public var local: UInt64
 

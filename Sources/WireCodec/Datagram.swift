@@ -82,7 +82,7 @@ public struct DatagramBuilder: Sendable {
         self.header = header
         bytes.reserveCapacity(Wire.maxDatagramLength)
         bytes.append(contentsOf: repeatElement(0, count: header.size))
-        bytes.withUnsafeMutableBytes { header.write(into: $0) }
+        _ = bytes.withUnsafeMutableBytes { header.write(into: $0) }
     }
 
     /// Appends `message` if it fits; returns false, leaving the datagram unchanged, if it does not.

@@ -103,15 +103,12 @@ extension Message {
             let y = try reader.readCoordinate("y")
             return .drop(Drop(view: view, x: x, y: y))
         case .counterIncrement:
-            let deltaOffset = reader.offset
-            let delta = try reader.readVarint("delta", max: UInt64(UInt16.max))
-            guard (UInt64(Wire.minIncrementDelta)...UInt64(Wire.maxIncrementDelta)).contains(delta) else {
-                throw reader.error(
-                    .valueOutOfRange,
-                    "increment delta \(delta) outside \(Wire.minIncrementDelta)...\(Wire.maxIncrementDelta)",
-                    at: deltaOffset)
+            let countOffset = reader.offset
+            let count = try reader.readVarint("count", max: UInt64.max)
+            guard count >= Wire.minIncrementCount else {
+                throw reader.error(.valueOutOfRange, "increment count 0", at: countOffset)
             }
-            return .counterIncrement(delta: UInt16(delta))
+            return .counterIncrement(count: count)
         case .bubbleState:
             let view = try reader.readByte("view")
             let holder = try reader.readUInt64LE("holder")

@@ -86,13 +86,11 @@ extension Message {
         case .drop(let drop):
             try coordinates(drop.x, drop.y)
             return 10
-        case .counterIncrement(let delta):
-            guard (Wire.minIncrementDelta...Wire.maxIncrementDelta).contains(delta) else {
-                throw WireError(
-                    .valueOutOfRange,
-                    detail: "increment delta \(delta) outside \(Wire.minIncrementDelta)...\(Wire.maxIncrementDelta)")
+        case .counterIncrement(let count):
+            guard count >= Wire.minIncrementCount else {
+                throw WireError(.valueOutOfRange, detail: "increment count 0")
             }
-            return 1 + ByteWriter.varintSize(UInt64(delta))
+            return 1 + ByteWriter.varintSize(count)
         case .bubbleState(let bubble):
             guard bubble.holder != PeerID(0) else {
                 throw WireError(.valueOutOfRange, detail: "peer id 0 means no holder; use nil")
@@ -166,8 +164,8 @@ extension Message {
             writer.write(drop.view)
             writer.writeFloat(drop.x)
             writer.writeFloat(drop.y)
-        case .counterIncrement(let delta):
-            writer.writeVarint(UInt64(delta))
+        case .counterIncrement(let count):
+            writer.writeVarint(count)
         case .bubbleState(let bubble):
             writer.write(bubble.view)
             writer.writeUInt64LE(bubble.holder?.rawValue ?? 0)

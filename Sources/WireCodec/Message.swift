@@ -32,8 +32,9 @@ public enum Message: Hashable, Sendable {
     case move(Move)
     /// See ``MessageKind/drop``.
     case drop(Drop)
-    /// See ``MessageKind/counterIncrement``: `Wire.minIncrementDelta...Wire.maxIncrementDelta`.
-    case counterIncrement(delta: UInt16)
+    /// See ``MessageKind/counterIncrement``: the sender's own count after the increment, at least
+    /// `Wire.minIncrementCount`.
+    case counterIncrement(count: UInt64)
     /// See ``MessageKind/counterState``.
     case counterState([CounterEntry])
     /// See ``MessageKind/bubbleState``.

@@ -38,7 +38,7 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     case move = 0x25
     /// Drops a bubble at its final position.
     case drop = 0x26
-    /// Adds to the sender's counter.
+    /// The sender's own count after an increment (absolute, so that a replay or a relay is harmless).
     case counterIncrement = 0x27
     /// Every counter the sender knows, per peer, for merging.
     case counterState = 0x28

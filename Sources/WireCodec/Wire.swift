@@ -1,9 +1,9 @@
-/// Constants of the LanSession wire format, version 1.
+/// Constants of the LanSession wire format, version 2.
 ///
 /// `docs/wire-format.md` is the normative description; every number here appears there by name.
 public enum Wire {
     /// The protocol version this codec speaks, carried in `hello`.
-    @inlinable public static var protocolVersion: UInt32 { 1 }
+    @inlinable public static var protocolVersion: UInt32 { 2 }
 
     /// Largest stream frame body (kind byte and fields) accepted by default, in bytes.
     @inlinable public static var defaultMaxFrameLength: Int { 64 * 1024 }
@@ -40,9 +40,6 @@ public enum Wire {
     /// Longest value of one `hello` extension, in bytes.
     @inlinable public static var maxHelloExtensionLength: Int { 255 }
 
-    /// Smallest `counterIncrement` delta.
-    @inlinable public static var minIncrementDelta: UInt16 { 1 }
-
-    /// Largest `counterIncrement` delta: the largest value whose varint takes two bytes.
-    @inlinable public static var maxIncrementDelta: UInt16 { 16_383 }
+    /// Smallest count a `counterIncrement` carries: an increment leads to a count of at least 1.
+    @inlinable public static var minIncrementCount: UInt64 { 1 }
 }

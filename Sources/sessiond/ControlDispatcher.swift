@@ -8,7 +8,6 @@ import WireCodec
 /// Answers control requests with the session's state and actions.
 struct ControlDispatcher: Sendable {
     let session: Session
-    let store: StateStore
     let hub: EventHub
     let logger: Logger
 
@@ -28,8 +27,8 @@ struct ControlDispatcher: Sendable {
             case "increment":
                 let count = request.count ?? 1
                 guard count >= 1 else { return Self.failure("count must be at least 1") }
+                // Saved, then sent to every member, before the client hears "done"; a failed save sends nothing.
                 let local = try await session.increment(by: UInt64(count))
-                try await store.save(localCount: local)  // durable before the client hears "done"
                 return Self.reply(IncrementResult(local: local))
             case "counter":
                 return Self.reply(try await counter())
@@ -139,7 +138,7 @@ struct ControlDispatcher: Sendable {
         PeerResult(
             peerID: peer.peerID.description, name: peer.name, state: peer.state.rawValue, transport: peer.transport,
             address: peer.address, playerIndex: peer.playerIndex, rttMicros: peer.rttMicros,
-            unreliable: peer.unreliable.rawValue)
+            unreliable: peer.unreliable.rawValue, endpoints: peer.endpoints.map(\.description))
     }
 
     static func reply<Result: Codable & Sendable>(_ result: Result) -> Data {

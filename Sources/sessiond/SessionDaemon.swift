@@ -90,6 +90,8 @@ struct SessionDaemon: AsyncParsableCommand {
             Self.fail("\(error.message); or run without discovery: sessiond --no-discovery --peer HOST:PORT")
         } catch let error as DaemonError {
             Self.fail(error.description)
+        } catch let error as StateError {
+            Self.fail("state file \(error.description)")
         } catch let error as SessionError {
             Self.fail(error.message)
         }
@@ -106,9 +108,9 @@ struct SessionDaemon: AsyncParsableCommand {
         let controlPath = control ?? ControlSocket.defaultPath(environment: environment, uid: uid)
         let store = StateStore(
             directory: URL(fileURLWithPath: stateDir ?? Self.defaultStateDirectory(environment, uid)))
-        try await store.prepare()
-        let peerID = try await store.peerID()
-        let localCount = await store.localCount()
+        let identity = try store.load()
+        let peerID = identity.peerID
+        if identity.isNew { logger.info("new peer id \(peerID) in \(store.directory.path)") }
 
         // Avahi first: without it (and without --no-discovery) there is nothing to start.
         let avahi: AvahiConnection? = noDiscovery ? nil : try await AvahiConnection.connect(logger: logger)
@@ -116,7 +118,8 @@ struct SessionDaemon: AsyncParsableCommand {
         var configuration = SessionConfiguration(
             peerID: peerID, displayName: name ?? ProcessInfo.processInfo.hostName, sessionName: session,
             host: listen, port: port, maxPeers: maxPeers, invitationPolicy: accept == "ask" ? .ask : .acceptAll)
-        configuration.initialCounts = [peerID: localCount]
+        configuration.initialCounts = [peerID: identity.localCount]
+        configuration.localCountStore = store  // saved before sent: a failed save counts nowhere
         let session = try Session(configuration: configuration, logger: logger)
         let boundPort: Int
         do {
@@ -128,7 +131,7 @@ struct SessionDaemon: AsyncParsableCommand {
         for peer in peers { try await session.connect(to: Endpoint(parsing: peer)!) }
 
         let hub = EventHub()
-        let dispatcher = ControlDispatcher(session: session, store: store, hub: hub, logger: logger)
+        let dispatcher = ControlDispatcher(session: session, hub: hub, logger: logger)
         let control: ControlServer
         do {
             control = try await ControlServer.bind(path: controlPath, dispatcher: dispatcher, logger: logger)

@@ -1,71 +1,187 @@
 import Foundation
+import LanSession
+import Synchronization
 import WireCodec
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// What sessiond keeps on disk: its peer id, and its own count, written durably before an increment is confirmed.
-actor StateStore {
+/// What sessiond keeps on disk: its peer id, and its own count, made durable before an increment is sent.
+///
+/// Both files are written whole to a temporary file, fsynced, renamed over the old one, and the directory fsynced;
+/// a crash leaves either the old or the new content. A file that exists but cannot be read back (garbage, empty,
+/// truncated by hand) is never replaced silently: the daemon refuses to start and says which file and what to do,
+/// because a new peer id or a count started from 0 would count the same presses twice on every peer.
+final class StateStore: LocalCountStore {
     let directory: URL
-    private var savedCount: UInt64 = 0
+    private let savedCount = Mutex<UInt64>(0)
 
     init(directory: URL) {
         self.directory = directory
     }
 
-    private var peerIDFile: URL { directory.appendingPathComponent("peer-id") }
-    private var counterFile: URL { directory.appendingPathComponent("counter") }
+    var peerIDFile: URL { directory.appendingPathComponent("peer-id") }
+    var counterFile: URL { directory.appendingPathComponent("counter") }
 
-    /// Creates the directory (mode 0700) if needed.
-    func prepare() throws {
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    /// What this peer is: its id and its own count, as stored.
+    struct Identity {
+        var peerID: PeerID
+        var localCount: UInt64
+        /// Whether the identity was created now (a first start).
+        var isNew: Bool
     }
 
-    /// The stored peer id, or a new random one, stored now.
-    func peerID() throws -> PeerID {
-        if let text = try? String(contentsOf: peerIDFile, encoding: .utf8),
-            let id = PeerID(hex: text.trimmingCharacters(in: .whitespacesAndNewlines))
-        {
-            return id
+    /// Creates the directory (mode 0700) if needed, then reads the identity, or creates and stores one on a first
+    /// start. Throws a ``StateError`` naming the file when a stored one cannot be read back.
+    func load() throws(StateError) -> Identity {
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StateError(directory.path, "cannot create the state directory: \(Self.describe(error))")
         }
-        let id = PeerID.random()
-        try writeDurably(id.description + "\n", to: peerIDFile)
-        return id
+        let idText = try read(peerIDFile)
+        let countText = try read(counterFile)
+        guard let idText else {
+            if countText != nil {
+                throw StateError(
+                    counterFile.path,
+                    "a count without a peer id; restore \(peerIDFile.lastPathComponent) from a backup, or remove "
+                        + "\(counterFile.lastPathComponent) to join as a new peer")
+            }
+            let identity = Identity(peerID: .random(), localCount: 0, isNew: true)
+            try writeDurably("0\n", to: counterFile)
+            try writeDurably(identity.peerID.description + "\n", to: peerIDFile)
+            return identity
+        }
+        guard let id = Self.parsePeerID(idText) else {
+            throw StateError(
+                peerIDFile.path,
+                "not a peer id (\(Self.quote(idText))); restore it from a backup, or remove it and "
+                    + "\(counterFile.lastPathComponent) to join as a new peer (its presses so far then count under "
+                    + "the old id)")
+        }
+        guard let countText else {
+            throw StateError(
+                counterFile.path,
+                "missing next to peer id \(id); restore it from a backup, or remove \(peerIDFile.lastPathComponent) "
+                    + "too to join as a new peer")
+        }
+        guard let count = Self.parseCount(countText) else {
+            throw StateError(
+                counterFile.path,
+                "not a count (\(Self.quote(countText))); restore it from a backup, or remove it and "
+                    + "\(peerIDFile.lastPathComponent) to join as a new peer")
+        }
+        savedCount.withLock { $0 = count }
+        return Identity(peerID: id, localCount: count, isNew: false)
     }
 
-    /// The stored count of this peer's presses (0 when none).
-    func localCount() -> UInt64 {
-        let text = (try? String(contentsOf: counterFile, encoding: .utf8)) ?? ""
-        savedCount = UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        return savedCount
-    }
-
-    /// Makes sure a count of at least `count` is on disk (fsync'd) before returning.
+    /// Makes `count` durable (fsynced) before the session sends it. Called off the event loop, one call at a time.
     func save(localCount count: UInt64) throws {
-        guard count > savedCount else { return }
+        guard count > savedCount.withLock({ $0 }) else { return }
         try writeDurably("\(count)\n", to: counterFile)
-        savedCount = count
+        savedCount.withLock { $0 = max($0, count) }
+    }
+
+    // MARK: - Files
+
+    /// The file's text, nil when it does not exist.
+    private func read(_ url: URL) throws(StateError) -> String? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            return nil
+        } catch {
+            throw StateError(url.path, "cannot read it: \(Self.describe(error))")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw StateError(url.path, "not text (\(data.count) bytes); restore it from a backup")
+        }
+        return text
+    }
+
+    /// Exactly 16 lower- or upper-case hex digits, then an optional newline.
+    static func parsePeerID(_ text: String) -> PeerID? {
+        let line = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        guard line.utf8.count == 16, line.utf8.allSatisfy({ $0 < 0x80 && $0.isHexDigit }) else { return nil }
+        return PeerID(hex: line).flatMap { $0.rawValue == 0 ? nil : $0 }
+    }
+
+    /// Decimal digits (no sign, no spaces), then an optional newline.
+    static func parseCount(_ text: String) -> UInt64? {
+        let line = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        guard !line.isEmpty, line.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return UInt64(line)
     }
 
     /// Writes a temporary file, fsyncs it, renames it over `url` and fsyncs the directory.
-    private func writeDurably(_ text: String, to url: URL) throws {
+    private func writeDurably(_ text: String, to url: URL) throws(StateError) {
         let temporary = url.appendingPathExtension("tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard fd >= 0 else { throw StateError(temporary.path, "cannot create it: \(Self.errnoText())") }
+        var failure: String?
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd)
+        if written < 0 {
+            failure = "cannot write it: \(Self.errnoText())"
+        } else if written != bytes.count {
+            failure = "cannot write it: wrote \(written) of \(bytes.count) bytes"
+        } else if fsync(fd) != 0 {
+            failure = "cannot sync it: \(Self.errnoText())"
+        }
         close(fd)
-        guard written == bytes.count, synced == 0 else { throw POSIXError(.EIO) }
+        if let failure {
+            unlink(temporary.path)
+            throw StateError(temporary.path, failure)
+        }
         guard rename(temporary.path, url.path) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            let text = Self.errnoText()
+            unlink(temporary.path)
+            throw StateError(url.path, "cannot replace it: \(text)")
         }
         let directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {
             fsync(directoryFD)
             close(directoryFD)
         }
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+
+    private static func describe(_ error: any Error) -> String {
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.localizedDescription
+    }
+
+    /// At most 40 characters of `text`, quoted, for a one-line message.
+    private static func quote(_ text: String) -> String {
+        text.isEmpty ? "it is empty" : "it holds \(String(text.prefix(40)).debugDescription)"
+    }
+}
+
+/// A state file that cannot be read or written: the file, and what is wrong and what to do, in one line.
+struct StateError: Error, CustomStringConvertible {
+    let path: String
+    let problem: String
+
+    init(_ path: String, _ problem: String) {
+        self.path = path
+        self.problem = problem
+    }
+
+    var description: String { "\(path): \(problem)" }
+}
+
+extension UInt8 {
+    /// An ASCII hex digit.
+    fileprivate var isHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
 }

@@ -10,7 +10,10 @@ struct DiscoveryRecordTests {
 
     @Test("the TXT record round trips")
     func roundTrip() {
-        #expect(record.txt == ["v": "1", "id": "000000000000abcd", "s": "bubbles", "u": "4242", "n": "alice"])
+        #expect(
+            record.txt == [
+                "v": "\(Wire.protocolVersion)", "id": "000000000000abcd", "s": "bubbles", "u": "4242", "n": "alice",
+            ])
         #expect(DiscoveryRecord(txt: record.txt) == record)
     }
 
@@ -32,20 +35,27 @@ struct DiscoveryRecordTests {
         #expect(record.reasonToIgnore(localPeer: PeerID(0xABCD), sessionName: "bubbles") != nil)
         #expect(record.reasonToIgnore(localPeer: PeerID(1), sessionName: "counter") != nil)
         var future = record
-        future.protocolVersion = 2
+        future.protocolVersion = Wire.protocolVersion + 1
         #expect(future.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles") != nil)
     }
 
-    @Test("the endpoint prefers IPv4, and link-local IPv6 keeps its interface")
+    @Test("every address is an endpoint, IPv4 first, and link-local IPv6 keeps its interface")
     func endpoints() {
         let v6 = ServiceAddress(address: "fe80::1", family: .ipv6, interfaceIndex: 2, interfaceName: "eth0")
         let v4 = ServiceAddress(address: "10.77.0.2", family: .ipv4, interfaceIndex: 2, interfaceName: "eth0")
         var service = DiscoveredService(
             name: "alice", type: "_lansession._tcp", domain: "local", hostName: "h.local", port: 4242,
             addresses: [v6, v4], txt: record.txt)
-        #expect(service.endpoint == Endpoint(host: "10.77.0.2", port: 4242))
+        let second = ServiceAddress(address: "10.78.0.2", family: .ipv4, interfaceIndex: 3, interfaceName: "eth1")
+        service.addresses = [v6, v4, second, v4]
+        // Every address, IPv4 first, each once.
+        #expect(
+            service.endpoints == [
+                Endpoint(host: "10.77.0.2", port: 4242), Endpoint(host: "10.78.0.2", port: 4242),
+                Endpoint(host: "fe80::1%eth0", port: 4242),
+            ])
         service.addresses = [v6]
-        #expect(service.endpoint == Endpoint(host: "fe80::1%eth0", port: 4242))
+        #expect(service.endpoints == [Endpoint(host: "fe80::1%eth0", port: 4242)])
         #expect(Endpoint(host: "fe80::1%eth0", port: 4242).description == "[fe80::1%eth0]:4242")
     }
 

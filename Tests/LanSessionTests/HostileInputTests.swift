@@ -23,7 +23,7 @@ struct HostileInputTests {
         let events = EventRecorder(session)
         let port = try await session.start()
         let raw = try RawPeer(port: port)
-        try raw.send(hello(version: 2))
+        try raw.send(hello(version: Wire.protocolVersion + 1))
         guard case .hello? = raw.receive() else {
             Issue.record("expected the session's hello first")
             return
@@ -60,7 +60,7 @@ struct HostileInputTests {
         let session = try makeSession(1)
         let port = try await session.start()
         let raw = try RawPeer(port: port)
-        try raw.send(.counterIncrement(delta: 5))
+        try raw.send(.counterIncrement(count: 5))
         _ = raw.receive()  // the session's hello
         #expect(raw.receive() == .bye(.protocolError))
         #expect(try await session.counter().total == 0)

@@ -6,11 +6,11 @@ import WireCodec
 
 @Suite("ReplayBuffer")
 struct ReplayBufferTests {
-    static func deltas(in frames: ByteBuffer) -> [UInt16] {
+    static func counts(in frames: ByteBuffer) -> [UInt64] {
         var decoder = StreamDecoder()
         decoder.append(contentsOf: Array(frames.readableBytesView))
-        var result: [UInt16] = []
-        while case .counterIncrement(let delta)? = try? decoder.next() { result.append(delta) }
+        var result: [UInt64] = []
+        while case .counterIncrement(let count)? = try? decoder.next() { result.append(count) }
         return result
     }
 
@@ -19,15 +19,15 @@ struct ReplayBufferTests {
         var buffer = ReplayBuffer(maxMessages: 100, maxBytes: 10_000)
         for sequence in 1...10 {
             let kept =
-                (try! buffer.append(.counterIncrement(delta: UInt16(sequence)), sequence: UInt64(sequence))) != nil
+                (try! buffer.append(.counterIncrement(count: UInt64(sequence)), sequence: UInt64(sequence))) != nil
             #expect(kept)
         }
-        #expect(Self.deltas(in: buffer.frames(after: 0)!) == Array(1...10))
-        #expect(Self.deltas(in: buffer.frames(after: 7)!) == [8, 9, 10])
+        #expect(Self.counts(in: buffer.frames(after: 0)!) == Array(1...10))
+        #expect(Self.counts(in: buffer.frames(after: 7)!) == [8, 9, 10])
         buffer.acknowledge(upTo: 4)
         #expect(buffer.count == 6)
         #expect(buffer.firstSequence == 5)
-        #expect(Self.deltas(in: buffer.frames(after: 4)!) == Array(5...10))
+        #expect(Self.counts(in: buffer.frames(after: 4)!) == Array(5...10))
         #expect(buffer.frames(after: 3) == nil, "frame 4 is gone")
         #expect(buffer.frames(after: 10)?.readableBytes == 0)
         buffer.acknowledge(upTo: 10)
@@ -39,27 +39,27 @@ struct ReplayBufferTests {
     func overflowByCount() {
         var buffer = ReplayBuffer(maxMessages: 3, maxBytes: 10_000)
         for sequence in 1...3 {
-            let kept = (try! buffer.append(.counterIncrement(delta: 1), sequence: UInt64(sequence))) != nil
+            let kept = (try! buffer.append(.counterIncrement(count: 1), sequence: UInt64(sequence))) != nil
             #expect(kept)
         }
-        let kept1 = (try! buffer.append(.counterIncrement(delta: 1), sequence: 4)) != nil
+        let kept1 = (try! buffer.append(.counterIncrement(count: 1), sequence: 4)) != nil
         #expect(!kept1)
         #expect(buffer.count == 0)
         #expect(buffer.dropped == 4)
         #expect(buffer.frames(after: 0) == nil)
-        let kept2 = (try! buffer.append(.counterIncrement(delta: 5), sequence: 5)) != nil
+        let kept2 = (try! buffer.append(.counterIncrement(count: 5), sequence: 5)) != nil
         #expect(kept2)
-        #expect(Self.deltas(in: buffer.frames(after: 4)!) == [5])
+        #expect(Self.counts(in: buffer.frames(after: 4)!) == [5])
     }
 
     @Test("the byte bound holds too")
     func overflowByBytes() {
         var buffer = ReplayBuffer(maxMessages: 1_000, maxBytes: 7)
-        let kept3 = (try! buffer.append(.counterIncrement(delta: 1), sequence: 1)) != nil
+        let kept3 = (try! buffer.append(.counterIncrement(count: 1), sequence: 1)) != nil
         #expect(kept3)
-        let kept4 = (try! buffer.append(.counterIncrement(delta: 2), sequence: 2)) != nil
+        let kept4 = (try! buffer.append(.counterIncrement(count: 2), sequence: 2)) != nil
         #expect(kept4)
-        let kept5 = (try! buffer.append(.counterIncrement(delta: 3), sequence: 3)) != nil
+        let kept5 = (try! buffer.append(.counterIncrement(count: 3), sequence: 3)) != nil
         #expect(!kept5)
     }
 
@@ -67,7 +67,7 @@ struct ReplayBufferTests {
     func boundedMemory() {
         var buffer = ReplayBuffer(maxMessages: 1_000, maxBytes: 100_000)
         for sequence in 1...100_000 {
-            let kept = (try! buffer.append(.counterIncrement(delta: 1), sequence: UInt64(sequence))) != nil
+            let kept = (try! buffer.append(.counterIncrement(count: 1), sequence: UInt64(sequence))) != nil
             #expect(kept)
             if sequence % 50 == 0 { buffer.acknowledge(upTo: UInt64(sequence)) }
         }
@@ -82,8 +82,8 @@ struct ReliableChannelTests {
         var sender = ReliableChannel(maxMessages: 100, maxBytes: 10_000)
         var receiver = ReliableChannel(maxMessages: 100, maxBytes: 10_000)
         for delta in 1...5 {
-            let frame = try! sender.send(.counterIncrement(delta: UInt16(delta))).frame
-            #expect(frame.map { ReplayBufferTests.deltas(in: $0) } == [UInt16(delta)])
+            let frame = try! sender.send(.counterIncrement(count: UInt64(delta))).frame
+            #expect(frame.map { ReplayBufferTests.counts(in: $0) } == [UInt64(delta)])
         }
         // The receiver got three before the link broke.
         for _ in 0..<3 { _ = receiver.receive() }
@@ -93,7 +93,7 @@ struct ReliableChannelTests {
             Issue.record("expected a plain resend, got \(outcome)")
             return
         }
-        #expect(ReplayBufferTests.deltas(in: frames) == [4, 5])
+        #expect(ReplayBufferTests.counts(in: frames) == [4, 5])
         #expect(!receiver.ackDue)
         // The sender's own resume tells the receiver nothing is missing.
         let senderResume = sender.makeResume()
@@ -107,7 +107,7 @@ struct ReliableChannelTests {
         var receiver = ReliableChannel(maxMessages: 2, maxBytes: 10_000)
         var overflowed = false
         for delta in 1...5 {
-            overflowed = try! sender.send(.counterIncrement(delta: UInt16(delta))).overflowed || overflowed
+            overflowed = try! sender.send(.counterIncrement(count: UInt64(delta))).overflowed || overflowed
         }
         #expect(overflowed)
         #expect(sender.mustResynchronise)
@@ -124,18 +124,18 @@ struct ReliableChannelTests {
             Issue.record("the sender resends what it kept")
             return
         }
-        #expect(ReplayBufferTests.deltas(in: frames) == [4, 5], "what was kept after the overflow")
+        #expect(ReplayBufferTests.counts(in: frames) == [4, 5], "what was kept after the overflow")
         #expect(!sender.mustResynchronise)
     }
 
     @Test("a restarted peer starts both directions over")
     func restart() {
         var channel = ReliableChannel(maxMessages: 10, maxBytes: 10_000)
-        _ = try! channel.send(.counterIncrement(delta: 1))
+        _ = try! channel.send(.counterIncrement(count: 1))
         _ = channel.receive()
         channel.peerRestarted()
         #expect(channel.received == 0)
-        _ = try! channel.send(.counterIncrement(delta: 1))
+        _ = try! channel.send(.counterIncrement(count: 1))
         #expect(channel.nextSequence == 2, "numbering started over")
     }
 }

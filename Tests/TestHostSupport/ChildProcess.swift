@@ -11,7 +11,8 @@ import Foundation
 /// collected with `waitpid` by pid.
 final class ChildProcess: @unchecked Sendable {
     let pid: pid_t
-    let stdin: Int32
+    /// The child's stdin, until ``closeStdin()``; -1 after.
+    private(set) var stdin: Int32
     let stdout: Int32
     let stderr: Int32
     private let lock = NSLock()
@@ -47,7 +48,7 @@ final class ChildProcess: @unchecked Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
+        let code = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)  // PATH for bare names
         close(input[0])
         close(output[1])
         close(errors[1])
@@ -64,9 +65,18 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        close(stdin)
+        closeStdin()
         close(stdout)
         close(stderr)
+    }
+
+    /// Closes the child's stdin once (a second close could close a descriptor opened since, in another thread).
+    func closeStdin() {
+        lock.withLock {
+            guard stdin >= 0 else { return }
+            close(stdin)
+            stdin = -1
+        }
     }
 
     /// Reads `fd` until end of file.
@@ -90,7 +100,9 @@ final class ChildProcess: @unchecked Sendable {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = Glibc.write(stdin, raw.baseAddress! + offset, raw.count - offset)
+                let written = lock.withLock {
+                    stdin < 0 ? -1 : Glibc.write(stdin, raw.baseAddress! + offset, raw.count - offset)
+                }
                 if written <= 0 { return }
                 offset += written
             }

@@ -42,6 +42,9 @@ public final class HostProcess: @unchecked Sendable {
     /// JSON objects printed so far.
     public var events: [[String: Any]] { lock.withLock { lines } }
 
+    /// What the process wrote on stderr, once it has exited.
+    public var stderr: String { lock.withLock { String(decoding: errorText, as: UTF8.self) } }
+
     /// Whether the process still runs.
     public var isRunning: Bool { child.poll() == nil }
 

@@ -61,6 +61,27 @@ public struct TestLab: Sendable {
         guard result.status == 0 else { throw TestLabError("avahi \(action) on host \(host) failed: \(result.stderr)") }
     }
 
+    /// Runs `ip ARGUMENTS` in host `host`'s network namespace (its interfaces and routes); throws on failure.
+    public func ip(_ host: Int, _ arguments: [String]) throws {
+        let result = try Self.run(["ip", "-n", "\(name)-h\(host)"] + arguments, timeout: 10)
+        guard result.status == 0 else {
+            throw TestLabError("ip \(arguments.joined(separator: " ")) in host \(host) failed: \(result.stderr)")
+        }
+    }
+
+    /// Takes host `host`'s network interface down or up, as a pulled cable or a lost Wi-Fi would.
+    public func setLink(_ host: Int, up: Bool) throws {
+        try ip(host, ["link", "set", "eth0", up ? "up" : "down"])
+    }
+
+    /// Cuts (or heals) the path between hosts `a` and `b` only: each drops what it sends to the other, while both
+    /// keep talking to everyone else and multicast (mDNS) still flows.
+    public func setCut(between a: Int, and b: Int, _ cut: Bool) throws {
+        for (from, to) in [(a, b), (b, a)] {
+            try ip(from, ["route", cut ? "add" : "del", "blackhole", try address(to) + "/32"])
+        }
+    }
+
     /// Runs `command` inside host `host` to completion.
     public func run(_ host: Int, _ command: [String], timeout: Double = 30) throws -> ProcessResult {
         try Self.run([Self.script, "exec", name, "\(host)"] + command, timeout: timeout)
@@ -74,7 +95,7 @@ public struct TestLab: Sendable {
     /// Runs a command on this machine to completion, killing it after `timeout` seconds.
     static func run(_ arguments: [String], timeout: Double) throws -> ProcessResult {
         let child = try ChildProcess(arguments)
-        close(child.stdin)
+        child.closeStdin()
         let killer = DispatchWorkItem { child.signal(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
         let errors = DispatchQueue.global()

@@ -102,8 +102,7 @@ enum MessageGenerators {
                     view: UInt8.random(in: 0...255, using: &rng), holder: holder == 0 ? nil : PeerID(holder),
                     x: coordinate(using: &rng), y: coordinate(using: &rng)))
         case .counterIncrement:
-            return .counterIncrement(
-                delta: UInt16.random(in: Wire.minIncrementDelta...Wire.maxIncrementDelta, using: &rng))
+            return .counterIncrement(count: max(Wire.minIncrementCount, spread(UInt64.self, using: &rng)))
         case .counterState:
             return .counterState(
                 (0..<Int.random(in: 0...Wire.maxListEntries, using: &rng)).map { _ in

@@ -13,7 +13,7 @@ enum GoldenVectors {
                 Hello(
                     peerID: alice, incarnation: 0x0000_0000_0000_0001, capabilities: [.datagrams, .resume],
                     datagramPort: 47_000, displayName: "alice", sessionName: "default")),
-            "25 01 01 ef cd ab 89 67 45 23 01 01 00 00 00 00 00 00 00 03 98 ef 02 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 00"
+            "25 01 02 ef cd ab 89 67 45 23 01 01 00 00 00 00 00 00 00 03 98 ef 02 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 00"
         ),
         (
             "hello+extension",
@@ -22,7 +22,7 @@ enum GoldenVectors {
                     peerID: bob, incarnation: 0xA0A0_A0A0_A0A0_A0A0,
                     capabilities: [.datagrams, .resume, .authentication], displayName: "bob", sessionName: "default",
                     extensions: [HelloExtension(type: HelloExtension.authenticationType, value: [0xA1, 0xB2, 0xC3])])),
-            "26 01 01 10 32 54 76 98 ba dc fe a0 a0 a0 a0 a0 a0 a0 a0 07 00 03 62 6f 62 07 64 65 66 61 75 6c 74 01 01 03 a1 b2 c3"
+            "26 01 02 10 32 54 76 98 ba dc fe a0 a0 a0 a0 a0 a0 a0 a0 07 00 03 62 6f 62 07 64 65 66 61 75 6c 74 01 01 03 a1 b2 c3"
         ),
         (
             "accept", .accept(Accept(linkToken: 0x1122_3344_5566_7788)),
@@ -49,8 +49,9 @@ enum GoldenVectors {
         ("pickUp", .pickUp(view: 2), "02 24 02"),
         ("move", .move(Move(view: 1, x: 100.5, y: -20.25, sequence: 258)), "0c 25 01 00 00 c9 42 00 00 a2 c1 02 01"),
         ("drop", .drop(Drop(view: 1, x: 160, y: 240)), "0a 26 01 00 00 20 43 00 00 70 43"),
-        ("counterIncrement", .counterIncrement(delta: 1), "02 27 01"),
-        ("counterIncrement+max", .counterIncrement(delta: Wire.maxIncrementDelta), "03 27 ff 7f"),
+        ("counterIncrement", .counterIncrement(count: 1), "02 27 01"),
+        ("counterIncrement+300", .counterIncrement(count: 300), "03 27 ac 02"),
+        ("counterIncrement+max", .counterIncrement(count: .max), "0b 27 ff ff ff ff ff ff ff ff ff 01"),
         (
             "bubbleState", .bubbleState(BubbleState(view: 2, holder: alice, x: 10, y: 20)),
             "12 29 02 ef cd ab 89 67 45 23 01 00 00 20 41 00 00 a0 41"

@@ -30,14 +30,13 @@ struct MessageTests {
         #expect(try decodeWholeFrame(bytes(hex: frame)) == message, "\(name)")
     }
 
-    @Test("a framed move is 13 bytes and a framed increment at most 4")
+    @Test("a framed move is 13 bytes; a framed increment 3 bytes up to a count of 127, 4 up to 16383, 11 at most")
     func compactSizes() throws {
         let move = Message.move(Move(view: 255, x: .greatestFiniteMagnitude, y: -1, sequence: .max))
         #expect(try StreamFraming.frameSize(of: move) == 13)
-        for delta in [Wire.minIncrementDelta, 127, 128, Wire.maxIncrementDelta] {
-            #expect(try StreamFraming.frameSize(of: .counterIncrement(delta: delta)) <= 4)
+        for (count, size) in [(Wire.minIncrementCount, 3), (127, 3), (128, 4), (16_383, 4), (16_384, 5), (.max, 12)] {
+            #expect(try StreamFraming.frameSize(of: .counterIncrement(count: count)) == size, "count \(count)")
         }
-        #expect(try StreamFraming.frameSize(of: .counterIncrement(delta: 127)) == 3)
     }
 
     @Test("link-control kinds are unsequenced and commands sequenced")

@@ -54,7 +54,7 @@ let oneOfEveryKind: [Message] = [
     .pickUp(view: 255),
     .move(Move(view: 0, x: -.greatestFiniteMagnitude, y: .leastNonzeroMagnitude, sequence: .max)),
     .drop(Drop(view: 2, x: -0.0, y: 1e30)),
-    .counterIncrement(delta: 127),
+    .counterIncrement(count: 127),
     .bubbleState(BubbleState(view: 255, holder: PeerID(.max), x: -1, y: .greatestFiniteMagnitude)),
     .counterState((0..<Wire.maxListEntries).map { CounterEntry(peerID: PeerID(UInt64($0)), count: UInt64($0) << 50) }),
 ]

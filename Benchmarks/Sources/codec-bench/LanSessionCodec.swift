@@ -7,7 +7,7 @@ enum LanSessionCodec {
     static func cases() -> [BenchCase] {
         [
             benchCase("move", .move(Fixtures.move)),
-            benchCase("increment", .counterIncrement(delta: Fixtures.incrementDelta)),
+            benchCase("increment", .counterIncrement(count: UInt64(Fixtures.incrementDelta))),
             benchCase("hello", .hello(Fixtures.hello)),
         ]
     }
@@ -63,15 +63,15 @@ enum LanSessionCodec {
             })
     }
 
-    /// `message` with its last field changed by `index` (the move's sequence, the increment's delta, the hello's
+    /// `message` with its last field changed by `index` (the move's sequence, the increment's count, the hello's
     /// capabilities), keeping its encoded size.
     static func variant(of message: Message, _ index: Int) -> Message {
         switch message {
         case .move(var move):
             move.sequence = UInt16(truncatingIfNeeded: Int(move.sequence) + index)
             return .move(move)
-        case .counterIncrement(let delta):
-            return .counterIncrement(delta: UInt16(1 + (Int(delta) - 1 + index) % 127))
+        case .counterIncrement(let count):
+            return .counterIncrement(count: UInt64(1 + (Int(count) - 1 + index) % 127))
         case .hello(var hello):
             hello.capabilities = Capabilities(rawValue: UInt32(index))
             return .hello(hello)
@@ -83,7 +83,7 @@ enum LanSessionCodec {
     static func checksum(_ message: Message) -> UInt64 {
         switch message {
         case .move(let move): move.checksum
-        case .counterIncrement(let delta): UInt64(delta)
+        case .counterIncrement(let count): count
         case .hello(let hello): hello.checksum
         default: 0
         }
