@@ -57,7 +57,7 @@ public final class ServicePublication: @unchecked Sendable {
     /// Whether the service is currently established on the network.
     public var isEstablished: Bool { connection.locked { phase == .established } }
 
-    /// How many times a registration that did not establish within the timeout was started again.
+    /// How many times the registration was started again: it did not establish in time, or was renewed.
     public var restartedRegistrations: Int { connection.locked { retries } }
 
     /// Waits until the service is established and returns its name; throws if registration failed for good, or
@@ -212,16 +212,33 @@ public final class ServicePublication: @unchecked Sendable {
 
     /// The registration did not establish in time: withdraw the group and register afresh.
     fileprivate func registrationTimedOut() {
+        guard phase == .registering else { return }
+        restartRegistration(because: "not established after \(registrationTimeout)")
+    }
+
+    /// Frees the entry group and registers the service afresh, in a new group.
+    private func restartRegistration(because reason: String) {
         disarmWatchdog()
-        guard phase == .registering, let stuck = group, let client = avahi_entry_group_get_client(stuck) else { return }
+        guard phase == .registering || phase == .established, let old = group,
+            let client = avahi_entry_group_get_client(old)
+        else { return }
         retries += 1
         connection.logger.notice(
-            "\(currentName) not established after \(registrationTimeout); registering it again",
+            "\(currentName) \(reason); registering it again",
             metadata: ["service": "\(currentName)", "type": "\(type)", "retries": "\(retries)"])
-        avahi_entry_group_free(stuck)
+        avahi_entry_group_free(old)
         group = nil
         phase = .waiting
         register(with: client)
+    }
+
+    /// Registers the service again in a new entry group, for a caller that found it missing from the network
+    /// although Avahi reports it established (after an interface flap, avahi-daemon 0.8 can leave a group's records
+    /// unannounced on that interface for good). Does nothing while avahi-daemon is not running.
+    public func renew(because reason: String) async {
+        await connection.onQueue {
+            self.connection.locked { self.restartRegistration(because: reason) }
+        }
     }
 
     fileprivate func groupStateChanged(_ group: OpaquePointer, _ state: AvahiEntryGroupState) {

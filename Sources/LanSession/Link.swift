@@ -33,6 +33,9 @@ final class Link {
     let endpoint: Endpoint?
     /// The peer this link was dialled for, until it turns out to be that peer's link or not.
     var intendedPeer: PeerID?
+    /// Where the peer can be dialled, as this link proves once it is established: the endpoint dialled, or for an
+    /// accepted link the remote address with the port the peer's hello says it listens on.
+    var provenEndpoint: Endpoint?
     let transport: String
     let openedAt: NIODeadline
     var phase = Phase.awaitingHello

@@ -36,7 +36,8 @@ public struct PeerInfo: Hashable, Sendable {
     public var transport: String
     /// The remote address of its link, e.g. "127.0.0.1:4242", or its first endpoint while it has no link.
     public var address: String?
-    /// Every endpoint it is known by (static, and per discovery record), in the order redials try them.
+    /// Every endpoint it is known by (proven by a handshake, static, and per discovery record), in the order redials
+    /// try them.
     public var endpoints: [Endpoint]
     /// Its player index, while connected.
     public var playerIndex: Int?

@@ -4,7 +4,9 @@ import WireCodec
 /// Where peers can be reached, and the rounds of dials that reach them.
 ///
 /// A peer is known by every endpoint static configuration and discovery give for it, each discovery record's kept
-/// apart so that a record that goes away takes only what it gave. A peer without a link is dialled in rounds: every
+/// apart so that a record that goes away takes only what it gave, and by every endpoint where a handshake proved it
+/// (kept until it leaves: a record that vanishes because a network flapped, or because mDNS stopped working, does not
+/// cut a peer off that is still reachable). A peer without a link is dialled in rounds: every
 /// known endpoint once, the one that most recently led to a link first, the next one as soon as a dial fails or its
 /// link closes before its handshake completes; rounds are spaced by the peer's backoff.
 extension SessionCore {
@@ -53,19 +55,19 @@ extension SessionCore {
         return peer
     }
 
-    /// Every endpoint `peer` is known by, in the order to try them: the most recently successful first, then the
-    /// static ones, then the discovered ones.
+    /// Every endpoint `peer` is known by, in the order to try them: the proven ones, most recently successful
+    /// first, then the static ones, then the discovered ones.
     func endpoints(of peer: PeerRecord) -> [Endpoint] {
         var seen = Set<Endpoint>()
         let succeeded = peer.lastSucceeded.sorted { $0.value > $1.value }.map(\.key)
         let fixed = staticEndpoints.filter { $0.value == peer.id }.keys.sorted { $0.description < $1.description }
         let found = peer.discovered.keys.sorted().flatMap { peer.discovered[$0]! }
-        let known = Set(fixed).union(found)
-        return (succeeded.filter(known.contains) + fixed + found).filter { seen.insert($0).inserted }
+        return (succeeded + fixed + found).filter { seen.insert($0).inserted }
     }
 
     func canRedial(_ peer: PeerRecord) -> Bool {
-        staticEndpoints.values.contains(peer.id) || peer.discovered.values.contains { !$0.isEmpty }
+        !peer.lastSucceeded.isEmpty || staticEndpoints.values.contains(peer.id)
+            || peer.discovered.values.contains { !$0.isEmpty }
     }
 
     /// Redials a peer that lost its link, after its backoff.

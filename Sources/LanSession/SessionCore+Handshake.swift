@@ -39,6 +39,7 @@ extension SessionCore {
                 peer.left = true
                 peer.redial?.cancel()
                 peer.redial = nil
+                peer.lastSucceeded = [:]  // it left: where it was proves nothing about where it comes back
                 events.yield(.peerLeft(peer.id, reason: reason))
             }
             close(link, reason: "bye (\(reason))")
@@ -96,10 +97,16 @@ extension SessionCore {
             logger.debug(
                 "dialled \(link.remoteDescription) for \(intended), found \(hello.peerID)",
                 metadata: ["peer": "\(intended)"])
+            if let endpoint = link.endpoint { peers[intended]?.lastSucceeded[endpoint] = nil }  // not its any more
             dialAttemptEnded(link)
         }
         let peer = record(for: hello.peerID)
         peer.name = hello.displayName
+        if let endpoint = link.endpoint {
+            link.provenEndpoint = endpoint
+        } else if let port = hello.listenPort, let ip = link.channel.remoteAddress?.ipAddress {
+            link.provenEndpoint = Endpoint(transport: link.transport, host: ip, port: Int(port))
+        }
         if let endpoint = link.endpoint, staticEndpoints[endpoint] != nil {
             staticEndpoints[endpoint] = .some(peer.id)
         }
@@ -276,10 +283,8 @@ extension SessionCore {
         peer.dialing = false
         peer.round = []
         link.intendedPeer = nil
-        if let endpoint = link.endpoint {
-            endpointBackoff[endpoint] = nil
-            peer.lastSucceeded[endpoint] = .now()
-        }
+        if let endpoint = link.endpoint { endpointBackoff[endpoint] = nil }
+        if let proven = link.provenEndpoint { peer.lastSucceeded[proven] = .now() }
         let resend: ByteBuffer
         switch outcome {
         case .resend(let frames):

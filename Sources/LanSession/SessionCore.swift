@@ -194,7 +194,7 @@ final class SessionCore {
         return Hello(
             peerID: localPeer, incarnation: incarnation, capabilities: capabilities,
             datagramPort: datagramChannel != nil ? UInt16(port) : 0, displayName: configuration.displayName,
-            sessionName: configuration.sessionName)
+            sessionName: configuration.sessionName, extensions: port > 0 ? [.listenPort(UInt16(port))] : [])
     }
 
     func linkFailed(_ link: Link, error: any Error) {

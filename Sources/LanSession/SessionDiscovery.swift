@@ -1,17 +1,22 @@
 import AvahiDiscovery
 import Logging
+import Synchronization
 import WireCodec
 
 /// Advertises a session with DNS-SD through avahi-daemon and feeds what it browses to the session.
 ///
 /// Every node advertises and browses at once; whoever discovers first dials, and the session's tie-break keeps one
 /// link. Browsing never waits for the advertisement: a node whose own registration is slow or stuck still finds and
-/// dials its peers. Its own advertisement, other sessions and other protocol versions are ignored.
+/// dials its peers. Other sessions and other protocol versions are ignored; its own advertisement is watched: when
+/// the node's own browser has not seen it for `registrationTimeout` twice over, although Avahi reports it
+/// established, it is registered again (avahi-daemon 0.8 can leave a service unannounced after an interface flap).
 public final class SessionDiscovery: Sendable {
     private let session: Session
     private let serviceType: String
     private let registrationTimeout: Duration
     private let logger: Logger
+    /// Whether this node's browser sees its own advertisement, and since when it has not.
+    private let ownSighting = Mutex<(seen: Bool, missingSince: ContinuousClock.Instant)>((false, .now))
 
     /// Creates the discovery of `session`, for services of `serviceType`. A registration that is not established
     /// within `registrationTimeout` is withdrawn and made again.
@@ -53,20 +58,45 @@ public final class SessionDiscovery: Sendable {
         if let name = try? await publication.established() {
             logger.info("advertising as \"\(name)\" (\(serviceType), port \(port))")
         }
-        // The registration lives (and is renewed when it has to be) until cancelled.
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        // The registration lives until cancelled, renewed when it went missing from the network: at first after
+        // twice the registration timeout, after three renewals that did not help only once a minute.
+        var renewals = 0
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let missing = ownSighting.withLock { $0.seen ? Duration.zero : .now - $0.missingSince }
+            if missing == .zero { renewals = 0 }
+            let patience = renewals < 3 ? registrationTimeout * 2 : .seconds(60)
+            guard missing > patience, publication.isEstablished else { continue }
+            ownSighting.withLock { $0.missingSince = .now }
+            renewals += 1
+            if renewals == 3 {
+                logger.warning(
+                    """
+                    avahi-daemon does not resolve this node's own advertisement although it reports it established \
+                    (its host name record can stay stuck after an interface went down and up); peers that know this \
+                    node still reach it, new ones may not until avahi-daemon restarts
+                    """)
+            }
+            await publication.renew(because: "not seen on the network for \(missing)")
+        }
         await publication.withdraw()
     }
 
     /// Feeds every record of the session's peers to the session until cancelled.
     private func browse(on connection: AvahiConnection) async {
         let configuration = session.configuration
+        var ownNames: Set<String> = []
         for await event in connection.browse(type: serviceType) {
             if Task.isCancelled { break }
             switch event {
             case .found(let service):
                 guard let found = DiscoveryRecord(txt: service.txt) else {
                     logger.debug("ignoring \(service.name): no LanSession TXT record")
+                    continue
+                }
+                if found.peerID == configuration.peerID {
+                    ownSighting.withLock { $0.seen = true }
+                    ownNames.insert(service.name)
                     continue
                 }
                 if let reason = found.reasonToIgnore(
@@ -82,6 +112,9 @@ public final class SessionDiscovery: Sendable {
                     endpoints, peerID: found.peerID, name: found.displayName, record: service.name)
             case .removed(let name, _, _):
                 logger.debug("\(name) no longer advertised")
+                if ownNames.remove(name) != nil && ownNames.isEmpty {
+                    ownSighting.withLock { $0 = (false, .now) }
+                }
                 try? await session.vanished(record: name)
             case .allForNow:
                 break

@@ -65,4 +65,24 @@ public struct HelloExtension: Hashable, Sendable {
 
     /// Reserved for the pre-shared-secret handshake.
     public static let authenticationType: UInt16 = 1
+
+    /// The port the sender accepts stream links on (`u16le`), so that a peer it dialled learns where to dial it.
+    public static let listenPortType: UInt16 = 2
+
+    /// A listen-port extension.
+    public static func listenPort(_ port: UInt16) -> HelloExtension {
+        HelloExtension(type: listenPortType, value: [UInt8(truncatingIfNeeded: port), UInt8(port >> 8)])
+    }
+}
+
+extension Hello {
+    /// The port the sender accepts stream links on, from its listen-port extension; nil without one (or a malformed
+    /// one: a value that is not two bytes, or port 0).
+    public var listenPort: UInt16? {
+        guard let value = extensions.first(where: { $0.type == HelloExtension.listenPortType })?.value,
+            value.count == 2
+        else { return nil }
+        let port = UInt16(value[0]) | UInt16(value[1]) << 8
+        return port == 0 ? nil : port
+    }
 }

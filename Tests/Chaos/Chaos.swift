@@ -23,6 +23,9 @@ struct Chaos: AsyncParsableCommand {
     @Option(help: "Seed of the fault schedule (default: random).") var seed: UInt64?
     @Option(help: "Seconds allowed to converge after the last fault.") var convergeWithin = 5.0
     @Flag(help: "Print the result as one JSON object.") var json = false
+    @Option(help: "Directory for the daemons' logs (info level), one file per host.") var logs: String?
+    @Flag(help: "On failure, leave the lab and its daemons up (until the lab's time to live) to look at them.")
+    var keep = false
 
     func validate() throws {
         guard (3...16).contains(hosts) else { throw ValidationError("--hosts must be 3...16") }
@@ -35,10 +38,14 @@ struct Chaos: AsyncParsableCommand {
         var random = SplitMix(seed: seed)
         log("seed \(seed); \(hosts) hosts, \(seconds) s")
         let lab = try TestLab.up(hosts, ttl: seconds + 600)
-        let daemons = Daemons(lab: lab, hosts: hosts)
+        if let logs { try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true) }
+        let daemons = Daemons(lab: lab, hosts: hosts, logs: logs)
+        var keepLab = false
         defer {
-            daemons.stopAll()
-            lab.down()
+            if !keepLab {
+                daemons.stopAll()
+                lab.down()
+            }
         }
         for host in 1...hosts { try daemons.start(host) }
         let meshStart = ContinuousClock.now
@@ -100,14 +107,28 @@ struct Chaos: AsyncParsableCommand {
             convergedAfterLastFaultMs: afterFault.map(Self.milliseconds),
             convergedAfterLastIncrementMs: afterIncrement.map(Self.milliseconds), passed: passed)
         report.print(json: json)
-        if !passed { throw ExitCode(1) }
+        if !passed {
+            for host in 1...hosts {
+                let peers = daemons.call(host, ControlRequest(command: "peers"), as: [PeerResult].self) ?? []
+                log(
+                    "host \(host) (\(ids[host - 1])) sees: "
+                        + peers.map { "\($0.peerID) \($0.state) \($0.endpoints)" }.joined(separator: "; "))
+            }
+            if keep {
+                keepLab = true
+                log("keeping lab \(lab.name) and its daemons for 10 minutes (or until interrupted)")
+                try? await Task.sleep(for: .seconds(600))
+            }
+            throw ExitCode(1)
+        }
     }
 
     static func milliseconds(_ duration: Duration) -> Int { Int(duration / .milliseconds(1)) }
 }
 
 func log(_ text: String) {
-    FileHandle.standardError.write(Data("chaos: \(text)\n".utf8))
+    let time = Date().formatted(.iso8601.time(includingFractionalSeconds: true))
+    FileHandle.standardError.write(Data("chaos: \(time) \(text)\n".utf8))
 }
 
 func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
@@ -123,20 +144,25 @@ func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
 final class Daemons: Sendable {
     let lab: TestLab
     let hosts: Int
+    let logs: String?
     private let processes = Mutex<[Int: HostProcess]>([:])
 
-    init(lab: TestLab, hosts: Int) {
+    init(lab: TestLab, hosts: Int, logs: String?) {
         self.lab = lab
         self.hosts = hosts
+        self.logs = logs
     }
 
     func start(_ host: Int) throws {
-        let process = try lab.spawn(
-            host,
-            [
-                TestLab.binDirectory + "/sessiond", "--name", "h\(host)", "--session", "chaos", "--port", "47000",
-                "--state-dir", "/run/lansession-state", "--log-level", "notice",
-            ])
+        var command = [
+            TestLab.binDirectory + "/sessiond", "--name", "h\(host)", "--session", "chaos", "--port", "47000",
+            "--state-dir", "/run/lansession-state", "--log-level", logs == nil ? "notice" : "info",
+        ]
+        if let logs {
+            // The shell execs the daemon with stderr appended to the host's log: the pid stays the daemon's.
+            command = ["sh", "-c", "exec \"$0\" \"$@\" 2>>'\(logs)/h\(host).log'"] + command
+        }
+        let process = try lab.spawn(host, command)
         processes.withLock { $0[host] = process }
     }
 

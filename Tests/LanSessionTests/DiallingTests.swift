@@ -39,15 +39,27 @@ struct DiallingTests {
         try await one.dropLink(to: two.peerID)
         #expect(try await eventually { try await one.connectedPeers().count == 1 }, "one redials two")
 
-        // A forged record that comes back after two's own one went away is tried, fails, and is tried again
-        // later, while two's record is gone: nothing to reach two by but the wrong port.
+        // Two's own record goes away too (mDNS broken, say) while the forged one is back: the endpoint a handshake
+        // proved is still tried, the forged one fails, and one gets two back.
         try await one.vanished(record: "two")
         try await one.discovered([dead], peerID: two.peerID, name: "two", record: "a-forged")
+        info = try await one.peers().first { $0.peerID == two.peerID }
+        #expect(info?.endpoints == [await two.endpoint, dead])
         try await one.dropLink(to: two.peerID)
-        #expect(try await eventually { try await one.connectedPeers().isEmpty })
-        // Two's record is back: the next round finds it.
+        #expect(try await eventually { try await one.connectedPeers().count == 1 }, "one redials two")
+        await stopAll([one, two])
+    }
+
+    @Test("a dialled peer learns where its dialler listens from the hello, as an endpoint to redial")
+    func acceptorLearnsEndpoint() async throws {
+        let one = try makeSession(1)
+        let two = try makeSession(2)
+        try await one.start()
+        try await two.start()
         try await one.discovered([await two.endpoint], peerID: two.peerID, name: "two", record: "two")
-        #expect(try await eventually { try await one.connectedPeers().count == 1 }, "a new endpoint is dialled at once")
+        #expect(try await eventually { try await two.connectedPeers().count == 1 })
+        let proven = try await two.peers().first?.endpoints
+        #expect(proven == [await one.endpoint], "two knows one's listening endpoint from its hello")
         await stopAll([one, two])
     }
 

@@ -39,6 +39,18 @@ struct MessageTests {
         }
     }
 
+    @Test("the listen-port extension reads back; a malformed one is ignored")
+    func listenPort() {
+        var hello = Hello(peerID: PeerID(1), displayName: "a", sessionName: "s", extensions: [.listenPort(47_000)])
+        #expect(hello.listenPort == 47_000)
+        for value: [UInt8] in [[], [1], [1, 2, 3], [0, 0]] {
+            hello.extensions = [HelloExtension(type: HelloExtension.listenPortType, value: value)]
+            #expect(hello.listenPort == nil, "\(value)")
+        }
+        hello.extensions = []
+        #expect(hello.listenPort == nil)
+    }
+
     @Test("link-control kinds are unsequenced and commands sequenced")
     func sequencedKinds() {
         for kind in MessageKind.allCases {
