@@ -6,21 +6,27 @@ final class LinkHandler: ChannelInboundHandler {
     typealias InboundIn = Message
 
     private let core: SessionCore
-    private let role: Link.Role
+    private let role: LinkStateMachine.Role
+    private let transport: any Transport
     private let endpoint: Endpoint?
     private let intendedPeer: PeerID?
     private var link: Link?
 
-    init(core: SessionCore, role: Link.Role, endpoint: Endpoint?, intendedPeer: PeerID?) {
+    init(
+        core: SessionCore, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
+        intendedPeer: PeerID?
+    ) {
         self.core = core
         self.role = role
+        self.transport = transport
         self.endpoint = endpoint
         self.intendedPeer = intendedPeer
     }
 
     func channelActive(context: ChannelHandlerContext) {
         link = core.linkOpened(
-            channel: context.channel, role: role, endpoint: endpoint, intendedPeer: intendedPeer)
+            channel: context.channel, role: role, transport: transport, endpoint: endpoint,
+            intendedPeer: intendedPeer)
         context.fireChannelActive()
     }
 

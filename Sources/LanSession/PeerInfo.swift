@@ -24,6 +24,38 @@ public enum UnreliableRoute: String, Hashable, Sendable {
     case fallback
 }
 
+/// A snapshot of one link of a peer: one path to it.
+public struct LinkInfo: Hashable, Sendable {
+    /// Where a link stands.
+    public enum State: String, Hashable, Sendable {
+        /// In its handshake.
+        case connecting
+        /// Handshaken and heartbeated, ready to take over.
+        case standby
+        /// Carries the peer's traffic.
+        case active
+        /// Gone (in ``SessionEvent/linkChanged(_:_:)`` only).
+        case closed
+    }
+
+    /// Its transport, e.g. "lan".
+    public var transport: String
+    /// The remote address, e.g. "10.77.0.2:47000".
+    public var address: String
+    /// Where it stands.
+    public var state: State
+    /// Smoothed round-trip time of its heartbeats, in microseconds.
+    public var rttMicros: Int?
+
+    /// Creates a link snapshot.
+    public init(transport: String, address: String, state: State, rttMicros: Int?) {
+        self.transport = transport
+        self.address = address
+        self.state = state
+        self.rttMicros = rttMicros
+    }
+}
+
 /// A snapshot of one peer.
 public struct PeerInfo: Hashable, Sendable {
     /// Its identity.
@@ -32,16 +64,18 @@ public struct PeerInfo: Hashable, Sendable {
     public var name: String
     /// Where it stands.
     public var state: PeerState
-    /// The transport of its link, e.g. "lan".
+    /// The transport of its active link, e.g. "lan".
     public var transport: String
-    /// The remote address of its link, e.g. "127.0.0.1:4242", or its first endpoint while it has no link.
+    /// The remote address of its active link, e.g. "127.0.0.1:4242", or its first endpoint while it has none.
     public var address: String?
+    /// Its links, one per path: the active one first, then standbys and links in their handshake.
+    public var links: [LinkInfo]
     /// Every endpoint it is known by (proven by a handshake, static, and per discovery record), in the order redials
     /// try them.
     public var endpoints: [Endpoint]
     /// Its player index, while connected.
     public var playerIndex: Int?
-    /// Smoothed round-trip time of the reliable link, in microseconds.
+    /// Smoothed round-trip time of the active link, in microseconds.
     public var rttMicros: Int?
     /// How unreliable messages reach it.
     public var unreliable: UnreliableRoute
@@ -53,8 +87,10 @@ public enum SessionEvent: Hashable, Sendable {
     case peerState(PeerInfo)
     /// A link to a peer completed its handshake.
     case peerConnected(PeerID, name: String)
-    /// A connected peer went silent or its link broke.
+    /// A connected peer has no link left: they broke or went silent.
     case peerLost(PeerID)
+    /// A link of a peer was added, removed, or changed between active and standby.
+    case linkChanged(PeerID, LinkInfo)
     /// A peer left on purpose (it said bye).
     case peerLeft(PeerID, reason: ByeReason)
     /// An invitation of ours was declined, or a peer was refused during the handshake.

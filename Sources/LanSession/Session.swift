@@ -1,13 +1,16 @@
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 import WireCodec
 
 /// A multipeer session: this peer, the peers it links to, and the shared state of the original apps (a counter,
 /// three bubbles, player indexes).
 ///
-/// All of a session's sockets and state live on one event loop; each call here hops to it once.
+/// All of a session's sockets and state live on one event loop; each call here hops to it once. A session is a
+/// `Service` of swift-service-lifecycle: ``run()`` starts it, waits for graceful shutdown and stops it. It can also be
+/// driven by hand with ``start()`` and ``stop()``. Either way it runs once: a stopped session does not start again.
 public final class Session: Sendable {
     /// This peer's identity.
     public let peerID: PeerID
@@ -18,19 +21,24 @@ public final class Session: Sendable {
 
     private let loop: any EventLoop
     private let ownedGroup: MultiThreadedEventLoopGroup?
-    private let core: NIOLoopBound<SessionCore>
+    private let core: NIOLoopBoundBox<SessionCore>
     private let stopped = Mutex(false)
 
     /// Creates a session; nothing is bound until ``start()``.
     ///
     /// - Parameters:
+    ///   - transports: How peers are reached, each transport listening and dialling its own endpoints; the first
+    ///     that carries datagrams gives the unreliable channel. Names must differ.
     ///   - eventLoop: The loop every socket of the session runs on; by default a thread of the session's own.
     public init(
-        configuration: SessionConfiguration, transport: any Transport = LANTransport(),
+        configuration: SessionConfiguration, transports: [any Transport] = [LANTransport()],
         eventLoop: (any EventLoop)? = nil,
         logger: Logger = Logger(label: "lansession")
     ) throws(SessionError) {
         try configuration.validate()
+        guard !transports.isEmpty, Set(transports.map(\.name)).count == transports.count else {
+            throw SessionError(.invalidConfiguration, "a session needs one or more transports of different names")
+        }
         self.peerID = configuration.peerID
         self.configuration = configuration
         if let eventLoop {
@@ -48,20 +56,23 @@ public final class Session: Sendable {
         }()
         let (stream, continuation) = AsyncStream<SessionEvent>.makeStream(bufferingPolicy: .unbounded)
         self.events = stream
-        let loop = self.loop
-        self.core = try! loop.submit {
-            NIOLoopBound(
-                SessionCore(
-                    configuration: configuration, loop: loop, transport: transport, logger: logger,
-                    events: continuation),
-                eventLoop: loop)
-        }.wait()
+        self.core = NIOLoopBoundBox.makeBoxSendingValue(
+            SessionCore(
+                configuration: configuration, loop: self.loop, transports: transports, logger: logger,
+                events: continuation),
+            eventLoop: self.loop)
     }
 
     /// Binds the listening sockets (TCP and UDP, same port) and starts dialling static peers. Returns the port.
     @discardableResult
     public func start() async throws -> Int {
         try await run { $0.start() }
+    }
+
+    /// Starts the session unless it was started already (for ``run()`` after an early ``start()``).
+    func startIfNeeded() async throws {
+        try await run { core in core.runState == .idle ? core.start().map { _ in } : core.loop.makeSucceededVoidFuture()
+        }
     }
 
     /// Says bye to every peer, closes every socket and ends ``events``.
@@ -157,9 +168,9 @@ public final class Session: Sendable {
         try await call { core in core.pendingInvitations.values.map(\.request).sorted { $0.id < $1.id } }
     }
 
-    /// Closes the current link to `peer` abruptly, as a broken connection would (for tests and diagnostics).
+    /// Closes the active link to `peer` abruptly, as a broken connection would (for tests and diagnostics).
     public func dropLink(to peer: PeerID) async throws {
-        try await call { core in core.peers[peer]?.link?.channel.close(promise: nil) }
+        try await call { core in core.peers[peer]?.active?.channel.close(promise: nil) }
     }
 
     // MARK: - Hopping to the loop

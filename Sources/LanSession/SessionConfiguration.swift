@@ -23,7 +23,7 @@ public struct SessionConfiguration: Sendable {
     public var invitationTimeout: TimeAmount
     /// A peer silent for this long is lost.
     public var livenessTimeout: TimeAmount
-    /// Quiet links send a heartbeat this often.
+    /// Quiet links send a heartbeat this often; an eighth of the liveness timeout by default.
     public var heartbeatInterval: TimeAmount
     /// Redialling a lost peer backs off from this delay...
     public var reconnectInitialDelay: TimeAmount
@@ -44,6 +44,17 @@ public struct SessionConfiguration: Sendable {
     public var localCountStore: (any LocalCountStore)?
     /// Anti-entropy: how often connected peers are sent the counts they may lack.
     public var counterExchangeInterval: TimeAmount = .milliseconds(500)
+    /// How often connected peers are told whom this peer is connected to, when that changed.
+    public var membersExchangeInterval: TimeAmount = .milliseconds(250)
+    /// Transport names, most preferred first, for choosing a peer's active path; unlisted ones come after.
+    public var transportPriority: [String] = [LANTransport.name]
+    /// An active path silent for this long hands its traffic to a standby (the link itself is closed only after
+    /// the liveness timeout); three heartbeat intervals by default.
+    public var failoverSilence: TimeAmount = .milliseconds(750)
+    /// A better path must have been up this long before it takes the traffic from a healthy one.
+    public var pathHysteresis: TimeAmount = .seconds(3)
+    /// While a peer is connected, a path of it that is down is redialled at most this far apart.
+    public var standbyRedialMaximumDelay: TimeAmount = .seconds(10)
 
     /// Creates a configuration with the defaults of the design: 8 peers, 2 s liveness, redials backing off from 100 ms to 2 s.
     public init(
@@ -65,7 +76,8 @@ public struct SessionConfiguration: Sendable {
         self.invitationContext = invitationContext
         self.invitationTimeout = invitationTimeout
         self.livenessTimeout = livenessTimeout
-        self.heartbeatInterval = heartbeatInterval ?? .nanoseconds(livenessTimeout.nanoseconds / 4)
+        self.heartbeatInterval = heartbeatInterval ?? .nanoseconds(livenessTimeout.nanoseconds / 8)
+        self.failoverSilence = .nanoseconds(self.heartbeatInterval.nanoseconds * 3)
         self.reconnectInitialDelay = reconnectInitialDelay
         self.reconnectMaximumDelay = reconnectMaximumDelay
         self.replayBufferMessages = replayBufferMessages
@@ -96,6 +108,11 @@ public struct SessionConfiguration: Sendable {
         guard counterExchangeInterval > .zero else {
             throw SessionError(.invalidConfiguration, "the counter exchange interval must be positive")
         }
+        guard failoverSilence > heartbeatInterval, pathHysteresis >= .zero, membersExchangeInterval > .zero else {
+            throw SessionError(
+                .invalidConfiguration,
+                "the failover silence must be longer than the heartbeat interval, the intervals positive")
+        }
         guard livenessTimeout > heartbeatInterval, heartbeatInterval > .zero else {
             throw SessionError(
                 .invalidConfiguration, "the heartbeat interval must be shorter than the liveness timeout")
@@ -118,8 +135,6 @@ public enum InvitationPolicy: Sendable {
     /// Ask: each invitation becomes an ``SessionEvent/invitation(_:)`` event, answered with
     /// ``Session/answer(_:accept:reason:)`` before the session's invitation timeout, or declined as timed out.
     case ask
-    /// Decide with a function; a decision not made before the invitation timeout declines as timed out.
-    case decide(@Sendable (InvitationRequest) async -> InvitationDecision)
 }
 
 /// An invitation waiting for an answer.

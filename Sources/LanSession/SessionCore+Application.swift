@@ -100,11 +100,12 @@ extension SessionCore {
             return loop.makeFailedFuture(
                 SessionError(.invalidArgument, "ping payload must be 0...\(Wire.maxPingPayloadLength) bytes"))
         }
-        guard let peer = peers[id], peer.isConnected, let link = peer.link else {
+        guard let peer = peers[id], peer.isConnected, let link = peer.dataLink ?? peer.handshakenLinks.first else {
             return loop.makeFailedFuture(SessionError(.noSuchPeer, "\(id) is not connected"))
         }
         let nonce = nextNonce
         nextNonce &+= 1
+        if nextNonce == 0 { nextNonce = 1 }  // 0 marks heartbeats
         let promise = loop.makePromise(of: TimeAmount.self)
         let bound = NIOLoopBound(self, eventLoop: loop)
         let timeout = loop.scheduleTask(in: .seconds(2)) {
@@ -123,19 +124,28 @@ extension SessionCore {
         return promise.futureResult
     }
 
-    func receivedPong(_ pong: Ping, from peer: PeerRecord, unreliable: Bool = false) {
+    /// A pong on a stream link: a measurement's answer, or a heartbeat's round trip on that path.
+    func receivedPong(_ pong: Ping, on link: Link) {
         let now = NIODeadline.now()
-        if let pending = pendingPings.removeValue(forKey: pong.nonce) {
-            pending.timeout.cancel()
-            pending.promise.succeed(now - pending.sentAt)
-            return
-        }
+        if completePing(pong.nonce, at: now) { return }
         let sample = Int64(nowMicros(now)) - Int64(pong.timestamp)
         guard sample >= 0 else { return }
-        if unreliable {
-            peer.datagramRTT.add(.microseconds(sample))
-        } else {
-            peer.rtt.add(.microseconds(sample))
-        }
+        link.rtt.add(.microseconds(sample))
+    }
+
+    /// A pong of a datagram probe.
+    func receivedPong(_ pong: Ping, from peer: PeerRecord) {
+        let now = NIODeadline.now()
+        if completePing(pong.nonce, at: now) { return }
+        let sample = Int64(nowMicros(now)) - Int64(pong.timestamp)
+        guard sample >= 0 else { return }
+        peer.datagramRTT.add(.microseconds(sample))
+    }
+
+    private func completePing(_ nonce: UInt32, at now: NIODeadline) -> Bool {
+        guard nonce != 0, let pending = pendingPings.removeValue(forKey: nonce) else { return false }
+        pending.timeout.cancel()
+        pending.promise.succeed(now - pending.sentAt)
+        return true
     }
 }

@@ -2,11 +2,12 @@ import NIOCore
 import WireCodec
 
 extension SessionCore {
-    /// Starts probing the unreliable channel to a newly connected peer.
+    /// Starts probing the unreliable channel on a peer's newly active link: datagrams follow the active path, and
+    /// go on its stream where its transport carries none.
     func startDatagrams(for peer: PeerRecord, link: Link) {
         peer.lastDatagramReceived = nil
         peer.lastProbeSent = nil
-        guard datagramChannel != nil, let hello = link.hello, hello.datagramPort != 0,
+        guard datagramChannel != nil, link.transport.carriesDatagrams, let hello = link.hello, hello.datagramPort != 0,
             hello.capabilities.contains(.datagrams), peer.linkToken != nil,
             let remote = link.channel.remoteAddress, let ip = remote.ipAddress,
             let address = try? SocketAddress(ipAddress: ip, port: Int(hello.datagramPort))
@@ -60,14 +61,14 @@ extension SessionCore {
         data.withUnsafeReadableBytes { raw in
             do throws(WireError) {
                 var reader = try DatagramReader(raw)
-                guard let id = tokens[reader.header.linkToken], let peer = peers[id], peer.isConnected,
-                    let expected = peer.datagramAddress, expected.ipAddress == address.ipAddress
+                guard let link = tokens[reader.header.linkToken], let peer = peer(of: link), peer.isConnected,
+                    link.channel.remoteAddress?.ipAddress == address.ipAddress
                 else {
                     logger.trace("dropping a datagram with an unknown token from \(address)")
                     return
                 }
                 peer.lastDatagramReceived = .now()
-                peer.link?.liveness.didReceive(at: .now())
+                link.liveness.didReceive(at: .now())
                 while let message = try reader.next() {
                     switch message {
                     case .ping(let ping):
@@ -82,7 +83,7 @@ extension SessionCore {
                             logger.debug("datagrams get through to \(peer.name)")
                             publishState(of: peer)
                         }
-                        receivedPong(pong, from: peer, unreliable: true)
+                        receivedPong(pong, from: peer)
                     case .move:
                         handleApplication(message, from: peer)
                     default:

@@ -1,23 +1,24 @@
 import NIOCore
 import WireCodec
 
-/// Where peers can be reached, and the rounds of dials that reach them.
+/// Where peers can be reached, and the dials that reach them on every path.
 ///
-/// A peer is known by every endpoint static configuration and discovery give for it, each discovery record's kept
-/// apart so that a record that goes away takes only what it gave, and by every endpoint where a handshake proved it
-/// (kept until it leaves: a record that vanishes because a network flapped, or because mDNS stopped working, does not
-/// cut a peer off that is still reachable). A peer without a link is dialled in rounds: every
-/// known endpoint once, the one that most recently led to a link first, the next one as soon as a dial fails or its
-/// link closes before its handshake completes; rounds are spaced by the peer's backoff.
+/// A peer is known by every endpoint that static configuration, discovery and its members give for it — each record
+/// kept apart, so that a record that goes away takes only what it gave — and by every endpoint where a handshake
+/// proved it, kept until it leaves (a record that vanishes because a network flapped, or because mDNS stopped
+/// working, does not cut off a peer that is still reachable).
+///
+/// Every endpoint whose path has no link is dialled, each with a backoff of its own: so a peer gets a link on every
+/// path (a second network, another transport), a wrong endpoint only delays itself, and a lost path comes back as a
+/// standby. While the peer is connected, its missing paths are retried less often.
 extension SessionCore {
     /// Adds a static endpoint and dials it (now, or when the session starts).
     func addStaticEndpoint(_ endpoint: Endpoint) {
         if staticEndpoints[endpoint] == nil { staticEndpoints[endpoint] = .some(nil) }
-        if runState == .running { dial(endpoint, for: nil) }
+        if runState == .running { dialStatic(endpoint) }
     }
 
-    /// Sets what DNS-SD record `record` says of `id`: its endpoints. Dials the peer if it has no link: at once when
-    /// the record gives an endpoint not known before, otherwise with the next round.
+    /// Sets what record `record` (a DNS-SD instance name, say) gives for `id`: its endpoints and name.
     func addDiscovered(_ endpoints: [Endpoint], peer id: PeerID, name: String, record: String) {
         guard id != localPeer else { return }
         if let previous = discoveryRecords[record], previous != id {
@@ -28,20 +29,15 @@ extension SessionCore {
         if peer.name.isEmpty { peer.name = name }
         let isNews = !Set(endpoints).isSubset(of: self.endpoints(of: peer))
         peer.discovered[record] = endpoints
-        peer.left = false
         logger.debug(
-            "discovered endpoints",
-            metadata: ["peer": "\(id)", "record": "\(record)", "endpoints": "\(endpoints)"])
-        guard peer.link == nil, runState == .running else { return }
+            "endpoints of \(id) from \(record): \(endpoints)", metadata: ["peer": "\(id)", "record": "\(record)"])
+        guard isNews else { return }
+        if peer.left && !record.hasPrefix(Self.memberRecordPrefix) { peer.left = false }  // it shows up anew
         if peer.state == .discovered { publishState(of: peer) }
-        if isNews, let scheduled = peer.redial {
-            scheduled.cancel()
-            peer.redial = nil
-        }
-        if !peer.dialing && peer.redial == nil { startRound(peer) }
+        reconcileDials(for: peer)
     }
 
-    /// Forgets the endpoints DNS-SD record `record` gave; the peer keeps those of its other records.
+    /// Forgets the endpoints record `record` gave; the peer keeps those of its other records.
     func removeDiscovered(record: String) {
         guard let id = discoveryRecords.removeValue(forKey: record), let peer = peers[id] else { return }
         peer.discovered[record] = nil
@@ -55,8 +51,8 @@ extension SessionCore {
         return peer
     }
 
-    /// Every endpoint `peer` is known by, in the order to try them: the proven ones, most recently successful
-    /// first, then the static ones, then the discovered ones.
+    /// Every endpoint `peer` is known by: the proven ones, most recently successful first, then the static ones,
+    /// then those of records.
     func endpoints(of peer: PeerRecord) -> [Endpoint] {
         var seen = Set<Endpoint>()
         let succeeded = peer.lastSucceeded.sorted { $0.value > $1.value }.map(\.key)
@@ -66,107 +62,113 @@ extension SessionCore {
     }
 
     func canRedial(_ peer: PeerRecord) -> Bool {
-        !peer.lastSucceeded.isEmpty || staticEndpoints.values.contains(peer.id)
-            || peer.discovered.values.contains { !$0.isEmpty }
+        !peer.left && !endpoints(of: peer).isEmpty
     }
 
-    /// Redials a peer that lost its link, after its backoff.
-    func redialIfPossible(_ peer: PeerRecord) {
-        guard runState == .running, !peer.left, peer.link == nil, !peer.dialing, peer.redial == nil else { return }
-        scheduleRound(peer)
+    /// The path dialling `endpoint` takes.
+    func path(of endpoint: Endpoint) -> PathKey {
+        PathKey(transport: endpoint.transport, address: endpoint.host)
     }
 
-    /// Starts a round of dials over every endpoint of `peer`.
-    func startRound(_ peer: PeerRecord) {
-        peer.round = endpoints(of: peer)
-        attemptNext(peer)
-    }
-
-    /// Dials the next endpoint of the round; when none is left, schedules the next round.
-    func attemptNext(_ peer: PeerRecord) {
-        peer.dialing = false
-        guard runState == .running, !peer.left, peer.link == nil else {
-            peer.round = []
-            return
-        }
-        let known = Set(endpoints(of: peer))
-        while !peer.round.isEmpty {
-            let endpoint = peer.round.removeFirst()
-            if known.contains(endpoint) && !endpointsDialing.contains(endpoint) {
+    /// Dials every endpoint of `peer` whose path has no link, now or after its backoff.
+    func reconcileDials(for peer: PeerRecord) {
+        guard runState == .running, !peer.left else { return }
+        let covered = Set(peer.links.values.filter(\.isOpen).map(\.path))
+        for endpoint in endpoints(of: peer) where !covered.contains(path(of: endpoint)) {
+            guard transport(named: endpoint.transport) != nil else { continue }
+            var state = peer.dials[endpoint] ?? PeerRecord.DialState(backoff: makeBackoff(connected: peer.isConnected))
+            guard !state.inFlight, state.scheduled == nil else { continue }
+            if !state.failed {
+                peer.dials[endpoint] = state
                 dial(endpoint, for: peer)
-                return
+            } else {
+                let delay = state.backoff.nextDelay()
+                let bound = NIOLoopBound(self, eventLoop: loop)
+                let id = peer.id
+                let path = path(of: endpoint)
+                state.scheduled = loop.scheduleTask(in: .nanoseconds(Int64(delay / .nanoseconds(1)))) {
+                    let core = bound.value
+                    guard let peer = core.peers[id] else { return }
+                    peer.dials[endpoint]?.scheduled = nil
+                    guard !peer.left, !peer.links.values.contains(where: { $0.isOpen && $0.path == path }) else {
+                        return
+                    }
+                    core.dial(endpoint, for: peer)
+                }
+                peer.dials[endpoint] = state
             }
         }
-        scheduleRound(peer)
     }
 
-    /// Schedules the next round of dials of `peer` after its backoff delay.
-    func scheduleRound(_ peer: PeerRecord) {
-        guard runState == .running, canRedial(peer), peer.redial == nil else { return }
-        let delay = peer.backoff.nextDelay()
+    func makeBackoff(connected: Bool) -> Backoff {
+        Backoff(
+            initial: .nanoseconds(configuration.reconnectInitialDelay.nanoseconds),
+            maximum: .nanoseconds(
+                (connected ? configuration.standbyRedialMaximumDelay : configuration.reconnectMaximumDelay).nanoseconds)
+        )
+    }
+
+    /// Dials `endpoint` for `peer`.
+    func dial(_ endpoint: Endpoint, for peer: PeerRecord) {
+        guard runState == .running, let transport = transport(named: endpoint.transport) else { return }
+        peer.dials[endpoint, default: PeerRecord.DialState(backoff: makeBackoff(connected: peer.isConnected))]
+            .inFlight = true
         let bound = NIOLoopBound(self, eventLoop: loop)
         let id = peer.id
-        peer.redial = loop.scheduleTask(in: .nanoseconds(Int64(delay / .nanoseconds(1)))) {
-            guard let peer = bound.value.peers[id] else { return }
-            peer.redial = nil
-            guard peer.link == nil, !peer.dialing else { return }
-            bound.value.startRound(peer)
-        }
-    }
-
-    /// Dials `endpoint`, for `peer` when the endpoint is known to be that peer's.
-    func dial(_ endpoint: Endpoint, for peer: PeerRecord?) {
-        guard runState == .running, !endpointsDialing.contains(endpoint) else { return }
-        peer?.dialing = true
-        endpointsDialing.insert(endpoint)
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        let peerID = peer?.id
-        logger.debug("dialling \(endpoint)", metadata: ["peer": "\(peerID.map { "\($0)" } ?? "?")"])
+        logger.debug("dialling \(endpoint)", metadata: ["peer": "\(id)"])
         transport.connect(to: endpoint, on: loop) { channel in
-            bound.value.setUpStream(channel, role: .dialer, endpoint: endpoint, intendedPeer: peerID)
+            bound.value.setUpStream(channel, role: .dialer, transport: transport, endpoint: endpoint, for: id)
         }
-        .whenComplete { result in
+        .whenFailure { error in
             let core = bound.value
-            core.endpointsDialing.remove(endpoint)
-            guard case .failure(let error) = result else { return }  // the link settles the rest
-            core.logger.debug("dialling \(endpoint) failed: \(error)")
-            if let peerID, let peer = core.peers[peerID] {
-                core.attemptNext(peer)
-            } else {
-                core.scheduleStaticRedial(endpoint)
-            }
+            core.logger.debug("dialling \(endpoint) failed: \(error)", metadata: ["peer": "\(id)"])
+            if let peer = core.peers[id] { core.dialEnded(endpoint, for: peer, failed: true) }
         }
     }
 
-    /// A dialled link ended without becoming its intended peer's: the round goes on with the next endpoint.
-    func dialAttemptEnded(_ link: Link) {
-        guard let id = link.intendedPeer else { return }
-        link.intendedPeer = nil
-        if let peer = peers[id], peer.dialing { attemptNext(peer) }
+    /// A dial of `endpoint` for `peer` ended: in a handshaken link, or not (the next one waits longer).
+    func dialEnded(_ endpoint: Endpoint, for peer: PeerRecord, failed: Bool) {
+        guard var dial = peer.dials[endpoint] else { return }
+        dial.inFlight = false
+        dial.failed = failed
+        if !failed { dial.backoff = makeBackoff(connected: true) }
+        peer.dials[endpoint] = dial
+        if failed { reconcileDials(for: peer) }
     }
 
-    /// Schedules another dial of a static endpoint whose peer is not known yet.
-    func scheduleStaticRedial(_ endpoint: Endpoint) {
+    // MARK: - Static endpoints of peers not known yet
+
+    /// Dials a static endpoint (its peer is not known until its hello).
+    func dialStatic(_ endpoint: Endpoint) {
         guard runState == .running, let owner = staticEndpoints[endpoint] else { return }
-        if let id = owner, let peer = peers[id] {
-            redialIfPossible(peer)
+        if let id = owner, let peer = peers[id] { return reconcileDials(for: peer) }
+        guard let transport = transport(named: endpoint.transport), staticDials[endpoint]?.inFlight != true else {
             return
         }
-        let delay = endpointBackoff[
-            endpoint,
-            default: Backoff(
-                initial: .nanoseconds(configuration.reconnectInitialDelay.nanoseconds),
-                maximum: .nanoseconds(configuration.reconnectMaximumDelay.nanoseconds))
-        ].nextDelay()
+        staticDials[endpoint, default: PeerRecord.DialState(backoff: makeBackoff(connected: false))].inFlight = true
         let bound = NIOLoopBound(self, eventLoop: loop)
-        loop.scheduleTask(in: .nanoseconds(Int64(delay / .nanoseconds(1)))) {
-            let core = bound.value
-            guard case .some(let owner) = core.staticEndpoints[endpoint] else { return }
-            if let id = owner, let peer = core.peers[id] {
-                core.redialIfPossible(peer)
-            } else {
-                core.dial(endpoint, for: nil)
-            }
+        transport.connect(to: endpoint, on: loop) { channel in
+            bound.value.setUpStream(channel, role: .dialer, transport: transport, endpoint: endpoint, for: nil)
+        }
+        .whenComplete { result in
+            guard case .failure(let error) = result else { return }
+            bound.value.logger.debug("dialling \(endpoint) failed: \(error)")
+            bound.value.staticDialEnded(endpoint, failed: true)
+        }
+    }
+
+    /// A dial of a static endpoint whose peer was unknown ended; a failed one is retried after its backoff.
+    func staticDialEnded(_ endpoint: Endpoint, failed: Bool) {
+        guard var dial = staticDials[endpoint] else { return }
+        dial.inFlight = false
+        staticDials[endpoint] = dial
+        guard failed, runState == .running, staticEndpoints[endpoint] != nil, dial.scheduled == nil else { return }
+        let delay = dial.backoff.nextDelay()
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        staticDials[endpoint]?.backoff = dial.backoff
+        staticDials[endpoint]?.scheduled = loop.scheduleTask(in: .nanoseconds(Int64(delay / .nanoseconds(1)))) {
+            bound.value.staticDials[endpoint]?.scheduled = nil
+            bound.value.dialStatic(endpoint)
         }
     }
 }

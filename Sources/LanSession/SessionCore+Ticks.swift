@@ -2,28 +2,24 @@ import NIOCore
 import WireCodec
 
 extension SessionCore {
-    /// Runs every 50 ms: heartbeats, silence detection, acknowledgements, datagram probes, stalled handshakes, and
-    /// the counter's anti-entropy.
+    /// Runs every 50 ms: handshake deadlines, heartbeats and silence on every link, failover to a standby path,
+    /// acknowledgements, datagram probes, and the anti-entropy of the counter and of membership.
     func tick() {
         guard runState == .running else { return }
         let now = NIODeadline.now()
-        for link in links.values where link.isOpen {
-            if link.phase == .awaitingHello, now - link.openedAt > configuration.livenessTimeout {
-                // Whatever answers here does not speak LanSession (or is too slow to): try elsewhere.
-                close(link, reason: "no hello within \(configuration.livenessTimeout)")
-                continue
-            }
-            if link.phase != .established {
-                // A handshake gets the invitation timeout (a user may be deciding) plus the liveness timeout.
-                if now - link.openedAt > configuration.invitationTimeout + configuration.livenessTimeout {
-                    close(link, reason: "handshake did not complete")
-                }
+        for link in Array(links.values) where link.isOpen {
+            guard link.machine.isHandshaken else {
+                perform(
+                    link.machine.tick(
+                        openFor: now - link.openedAt, helloTimeout: configuration.livenessTimeout,
+                        handshakeTimeout: configuration.invitationTimeout + configuration.livenessTimeout),
+                    on: link)
                 continue
             }
             switch link.liveness.check(at: now) {
             case .dead:
                 let silence = (now - link.liveness.lastReceived).nanoseconds / 1_000_000
-                logger.info("\(link.hello?.displayName ?? "peer") silent for \(silence) ms; closing its link")
+                logger.info("\(link.hello?.displayName ?? "peer") silent for \(silence) ms on \(link.path); closing")
                 close(link, reason: "silent")
             case .heartbeatDue:
                 write(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), on: link)
@@ -32,12 +28,14 @@ extension SessionCore {
             }
         }
         for peer in peers.values where peer.isConnected {
-            if peer.reliable.ackDue, let link = peer.link {
+            if isLeader(of: peer) { choosePath(for: peer, now: now) }
+            if peer.reliable.ackDue, let link = peer.dataLink {
                 write(.ack(sequence: peer.reliable.makeAck()), on: link)
             }
             probeDatagrams(peer, now: now)
         }
         exchangeCounters(now: now)
+        exchangeMembers(now: now)
     }
 
     private func probeDatagrams(_ peer: PeerRecord, now: NIODeadline) {

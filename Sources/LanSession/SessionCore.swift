@@ -6,7 +6,8 @@ import WireCodec
 ///
 /// Every link and the datagram socket of the session live on the same loop as this core, so a message goes from the
 /// socket to the session's state without a thread hop or a lock. Public calls reach it through ``Session``, one hop
-/// per call.
+/// per call. Each link's protocol logic is a ``LinkStateMachine``; the core carries out the actions it returns and
+/// keeps what spans links: peers, their paths and the active one, the reliable channel, the applications' state.
 final class SessionCore {
     enum RunState: Hashable {
         case idle
@@ -16,24 +17,33 @@ final class SessionCore {
 
     let configuration: SessionConfiguration
     let loop: any EventLoop
-    let transport: any Transport
+    /// Every transport, the LAN one (which carries datagrams) first.
+    let transports: [any Transport]
     let logger: Logger
     let events: AsyncStream<SessionEvent>.Continuation
     /// Random per start: tells peers that our sequence numbers start over.
     let incarnation = UInt64.random(in: 1...UInt64.max)
+    let pathSelector: PathSelector
 
     var runState = RunState.idle
+    /// The port of the transport that listens on the session's port (LAN), 0 before the start.
     var port = 0
-    var listener: (any Channel)?
+    var listeners: [any Channel] = []
     var datagramChannel: (any Channel)?
     var links: [ObjectIdentifier: Link] = [:]
     var peers: [PeerID: PeerRecord] = [:]
     /// Static endpoints and the peer each one turned out to be.
     var staticEndpoints: [Endpoint: PeerID?] = [:]
-    var endpointBackoff: [Endpoint: Backoff] = [:]
-    var endpointsDialing: Set<Endpoint> = []
-    /// The peer each DNS-SD record (by instance name) names.
+    var staticDials: [Endpoint: PeerRecord.DialState] = [:]
+    /// The peer each discovery record (a DNS-SD instance name, or members heard from a peer) names.
     var discoveryRecords: [String: PeerID] = [:]
+    /// Per peer that sent `members`: the members it named, for forgetting the ones it stops naming.
+    var memberRecords: [PeerID: Set<PeerID>] = [:]
+    /// Bumped whenever what this peer would say in `members` may have changed.
+    var membersVersion: UInt64 = 0
+    /// Per peer: the `membersVersion` last sent to it.
+    var membersSent: [PeerID: UInt64] = [:]
+    var lastMembersExchange = NIODeadline.now()
     var replica: CounterReplica
     /// Increments wait for the one before them to be saved and sent, so that a failed save never leaves a later
     /// increment counting the failed one.
@@ -42,7 +52,8 @@ final class SessionCore {
     var bubbles = BubbleBoard()
     var moveSequence = [UInt16](repeating: 0, count: BubbleBoard.count)
     var layout: PlayerLayout
-    var tokens: [UInt64: PeerID] = [:]
+    /// Datagram tokens of handshaken links, to the link.
+    var tokens: [UInt64: Link] = [:]
     var pendingInvitations: [UInt64: PendingInvitation] = [:]
     var nextInvitationID: UInt64 = 1
     var pendingPings: [UInt32: PendingPing] = [:]
@@ -63,17 +74,20 @@ final class SessionCore {
     }
 
     init(
-        configuration: SessionConfiguration, loop: any EventLoop, transport: any Transport, logger: Logger,
+        configuration: SessionConfiguration, loop: any EventLoop, transports: [any Transport], logger: Logger,
         events: AsyncStream<SessionEvent>.Continuation
     ) {
         self.configuration = configuration
         self.loop = loop
-        self.transport = transport
+        self.transports = transports
         self.logger = logger
         self.events = events
         self.layout = PlayerLayout(members: [configuration.peerID])
         self.replica = CounterReplica(local: configuration.peerID, counts: configuration.initialCounts)
         self.incrementTail = loop.makeSucceededVoidFuture()
+        self.pathSelector = PathSelector(
+            priority: configuration.transportPriority, silence: configuration.failoverSilence,
+            hysteresis: configuration.pathHysteresis)
     }
 
     /// The replicated counter.
@@ -86,6 +100,10 @@ final class SessionCore {
         UInt64(max(0, (now - startedAt).nanoseconds / 1000))
     }
 
+    func transport(named name: String) -> (any Transport)? {
+        transports.first { $0.name == name }
+    }
+
     // MARK: - Lifecycle
 
     func start() -> EventLoopFuture<Int> {
@@ -94,42 +112,52 @@ final class SessionCore {
             return loop.makeFailedFuture(SessionError(.invalidArgument, "a session starts once"))
         }
         let bound = NIOLoopBound(self, eventLoop: loop)
-        return transport.listen(host: configuration.host, port: configuration.port, on: loop) { channel in
-            bound.value.setUpStream(channel, role: .acceptor, endpoint: nil, intendedPeer: nil)
-        }
-        .flatMap { (channel, port) -> EventLoopFuture<Int> in
-            let core = bound.value
-            core.listener = channel
-            core.port = port
-            guard core.configuration.datagrams, core.transport.carriesDatagrams else {
-                return core.loop.makeSucceededFuture(port)
+        var listening: [EventLoopFuture<Void>] = []
+        for transport in transports {
+            let listened = transport.listen(host: configuration.host, port: configuration.port, on: loop) { channel in
+                bound.value.setUpStream(channel, role: .acceptor, transport: transport, endpoint: nil, for: nil)
             }
-            return core.transport.openDatagrams(host: core.configuration.host, port: port, on: core.loop) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(DatagramHandler(core: bound.value))
+            .flatMap { (channel, port) -> EventLoopFuture<Void> in
+                let core = bound.value
+                core.listeners.append(channel)
+                guard transport.carriesDatagrams else { return core.loop.makeSucceededVoidFuture() }
+                core.port = port
+                guard core.configuration.datagrams else { return core.loop.makeSucceededVoidFuture() }
+                return transport.openDatagrams(host: core.configuration.host, port: port, on: core.loop) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(DatagramHandler(core: bound.value))
+                    }
+                }
+                .map { bound.value.datagramChannel = $0 }
+                .flatMapError { error in
+                    // Without a datagram socket the session still works: unreliable messages use the reliable link.
+                    bound.value.logger.warning(
+                        "no datagram socket on port \(port): \(error); using the reliable link only")
+                    return bound.value.loop.makeSucceededVoidFuture()
                 }
             }
-            .map { datagrams in
-                bound.value.datagramChannel = datagrams
-                return port
-            }
-            .flatMapError { error in
-                // Without a datagram socket the session still works: unreliable messages use the reliable link.
-                bound.value.logger.warning("no datagram socket on port \(port): \(error); using the reliable link only")
-                return bound.value.loop.makeSucceededFuture(port)
-            }
+            listening.append(listened)
         }
-        .map { port in
+        return EventLoopFuture.whenAllSucceed(listening, on: loop).flatMapError { error in
+            let core = bound.value
+            for listener in core.listeners { listener.close(promise: nil) }
+            core.datagramChannel?.close(promise: nil)
+            return core.loop.makeFailedFuture(error)
+        }
+        .map { _ in
             let core = bound.value
             core.runState = .running
             core.ticker = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
                 _ in bound.value.tick()
             }
             core.logger.info(
-                "session \(core.configuration.sessionName) as \(core.localPeer) (\(core.configuration.displayName)) on port \(port)"
-            )
-            for endpoint in core.staticEndpoints.keys { core.dial(endpoint, for: nil) }
-            return port
+                "session started",
+                metadata: [
+                    "session": "\(core.configuration.sessionName)", "name": "\(core.configuration.displayName)",
+                    "port": "\(core.port)", "transports": "\(core.transports.map(\.name))",
+                ])
+            for endpoint in core.staticEndpoints.keys { core.dialStatic(endpoint) }
+            return core.port
         }
     }
 
@@ -138,7 +166,10 @@ final class SessionCore {
         guard runState != .stopped else { return loop.makeSucceededVoidFuture() }
         runState = .stopped
         ticker?.cancel()
-        for peer in peers.values { peer.redial?.cancel() }
+        for peer in peers.values {
+            for dial in peer.dials.values { dial.scheduled?.cancel() }
+        }
+        for dial in staticDials.values { dial.scheduled?.cancel() }
         for pending in pendingInvitations.values { pending.timeout.cancel() }
         pendingInvitations = [:]
         for (_, ping) in pendingPings {
@@ -148,11 +179,10 @@ final class SessionCore {
         pendingPings = [:]
         var closing: [EventLoopFuture<Void>] = []
         for link in links.values where link.isOpen {
-            if link.phase == .established { write(.bye(.leaving), on: link) }
-            link.phase = .closed
-            closing.append(link.channel.close().recover { _ in })
+            perform(link.machine.leave(.leaving), on: link)
+            closing.append(link.channel.closeFuture.recover { _ in })
         }
-        if let listener { closing.append(listener.close().recover { _ in }) }
+        for listener in listeners { closing.append(listener.close().recover { _ in }) }
         if let datagramChannel { closing.append(datagramChannel.close().recover { _ in }) }
         return EventLoopFuture.andAllComplete(closing, on: loop).map { [events] in
             events.finish()
@@ -163,25 +193,30 @@ final class SessionCore {
 
     /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
     func setUpStream(
-        _ channel: any Channel, role: Link.Role, endpoint: Endpoint?, intendedPeer: PeerID?
+        _ channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
+        for intendedPeer: PeerID?
     ) -> EventLoopFuture<Void> {
         channel.eventLoop.makeCompletedFuture {
             let decoder = ByteToMessageHandler(WireFrameDecoder(limits: .default))
             try channel.pipeline.syncOperations.addHandler(decoder)
             try channel.pipeline.syncOperations.addHandler(
-                LinkHandler(core: self, role: role, endpoint: endpoint, intendedPeer: intendedPeer))
+                LinkHandler(
+                    core: self, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer))
         }
     }
 
-    func linkOpened(channel: any Channel, role: Link.Role, endpoint: Endpoint?, intendedPeer: PeerID?) -> Link {
+    func linkOpened(
+        channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
+        intendedPeer: PeerID?
+    ) -> Link {
         let liveness = Liveness(
             heartbeatInterval: configuration.heartbeatInterval, timeout: configuration.livenessTimeout, now: .now())
         let link = Link(
-            channel: channel, role: role, endpoint: endpoint, intendedPeer: intendedPeer, transport: transport.name,
+            channel: channel, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
             liveness: liveness)
         links[ObjectIdentifier(link)] = link
         guard runState == .running else {
-            close(link, reason: "session is not running")
+            perform(link.machine.drop("session is not running"), on: link)
             return link
         }
         write(.hello(localHello), on: link)
@@ -205,37 +240,10 @@ final class SessionCore {
         }
     }
 
-    func linkClosed(_ link: Link) {
-        links[ObjectIdentifier(link)] = nil
-        guard runState == .running else { return }  // stopping: peers were told bye
-        let wasEstablished = link.wasEstablished
-        link.phase = .closed
-        defer { dialAttemptEnded(link) }  // a dial that did not end in an established link: next endpoint
-        guard let id = link.peerID, let peer = peers[id], peer.link === link else {
-            if let endpoint = link.endpoint, link.peerID == nil, link.intendedPeer == nil {
-                scheduleStaticRedial(endpoint)
-            }
-            return
-        }
-        peer.link = nil
-        if let token = peer.linkToken { tokens[token] = nil }
-        peer.linkToken = nil
-        if wasEstablished && !peer.left {
-            logger.info("lost \(peer.name) (\(peer.id))")
-            events.yield(.peerLost(peer.id))
-        }
-        peer.state = peer.left ? .lost : (canRedial(peer) ? .reconnecting : .lost)
-        publishState(of: peer)
-        membershipChanged()
-        redialIfPossible(peer)
-    }
-
-    /// Closes `link`, ignoring whatever it still delivers.
+    /// Closes `link`, ignoring whatever it still delivers; ``linkClosed(_:)`` settles the rest.
     func close(_ link: Link, reason: String) {
-        guard link.isOpen else { return }
-        logger.debug("closing link \(link.remoteDescription): \(reason)")
-        link.phase = .closed
-        // linkClosed runs when the channel goes inactive and settles the peer's state.
+        logger.debug("closing link", metadata: ["link": "\(link.remoteDescription)", "reason": "\(reason)"])
+        link.machine.channelClosed()
         link.channel.close(promise: nil)
     }
 
@@ -253,7 +261,7 @@ final class SessionCore {
         link.channel.writeAndFlush(buffer, promise: nil)
     }
 
-    /// Sends a sequenced message to `peer`: numbered, kept for resending, written if the link is up.
+    /// Sends a sequenced message to `peer`: numbered, kept for resending, written if its active link carries data.
     ///
     /// The hot path: the frame is encoded once, straight into the peer's replay buffer, and the link writes a slice
     /// of it; in the steady state nothing is allocated and nothing leaves the event loop.
@@ -271,7 +279,7 @@ final class SessionCore {
                 "replay buffer for \(peer.name) (\(peer.id)) overflowed; the peer will be re-synchronised on reconnect")
             replica.forget(peer.id)  // what it was sent is lost: send it everything again
         }
-        guard let link = peer.link, link.phase == .established else { return }
+        guard let link = peer.dataLink else { return }
         link.liveness.didSend(at: .now())
         if let frame {
             link.channel.writeAndFlush(frame, promise: nil)
@@ -293,16 +301,27 @@ final class SessionCore {
     // MARK: - State
 
     func info(of peer: PeerRecord) -> PeerInfo {
-        PeerInfo(
-            peerID: peer.id, name: peer.name, state: peer.state, transport: peer.link?.transport ?? transport.name,
-            address: peer.link?.remoteDescription ?? endpoints(of: peer).first?.description,
-            endpoints: endpoints(of: peer),
+        let ordered = peer.links.values.filter { $0 !== peer.active }.sorted {
+            $0.remoteDescription < $1.remoteDescription
+        }
+        let links = (peer.active.map { [$0] } ?? []) + ordered
+        return PeerInfo(
+            peerID: peer.id, name: peer.name, state: peer.state,
+            transport: peer.active?.transport.name ?? transports[0].name,
+            address: peer.active?.remoteDescription ?? endpoints(of: peer).first?.description,
+            links: links.map(\.info), endpoints: endpoints(of: peer),
             playerIndex: peer.isConnected ? layout.indexes[peer.id] : nil,
             rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: peer.route)
     }
 
     func publishState(of peer: PeerRecord) {
         events.yield(.peerState(info(of: peer)))
+    }
+
+    func publishLink(_ link: Link, of peer: PeerRecord, closed: Bool = false) {
+        var info = link.info
+        if closed { info.state = .closed }
+        events.yield(.linkChanged(peer.id, info))
     }
 
     /// Recomputes the layout after membership changed; the coordinator announces it and takes over arbitration.

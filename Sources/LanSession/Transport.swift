@@ -38,9 +38,12 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A way of reaching peers. Each transport gives byte-stream channels for the reliable link, and may give a
-/// datagram channel for the unreliable one; everything above (handshake, sequencing, liveness) is shared.
+/// datagram channel for the unreliable one; everything above (handshake, sequencing, liveness, paths and failover) is
+/// shared. A session runs several transports side by side; a peer reached through more than one gets a link on each,
+/// one active and the others standing by.
 ///
-/// A new transport (for example Bluetooth RFCOMM) is one new type conforming to this protocol.
+/// A new transport (for example Bluetooth RFCOMM) is one new type conforming to this protocol; an endpoint names the
+/// transport it is dialled through.
 public protocol Transport: Sendable {
     /// Its name in endpoints and peer listings, e.g. "lan".
     var name: String { get }
@@ -48,7 +51,8 @@ public protocol Transport: Sendable {
     var carriesDatagrams: Bool { get }
 
     /// Listens for incoming links; `initializer` sets up each accepted channel. Returns the listening channel and
-    /// the port it got.
+    /// the port it got. `host` and `port` are the session's (the LAN transport's); a transport with its own
+    /// addressing (a Bluetooth adapter and channel) takes them from its own configuration instead.
     func listen(
         host: String, port: Int, on loop: any EventLoop,
         initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
@@ -65,4 +69,15 @@ public protocol Transport: Sendable {
         host: String, port: Int, on loop: any EventLoop,
         initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
     ) -> EventLoopFuture<any Channel>
+
+    /// The remote address a connected channel leads to (an IP address, a device address), which tells one path to
+    /// a peer from another; nil when the channel has none.
+    func pathAddress(of channel: any Channel) -> String?
+}
+
+extension Transport {
+    /// The remote IP address, for transports on IP.
+    public func pathAddress(of channel: any Channel) -> String? {
+        channel.remoteAddress?.ipAddress
+    }
 }

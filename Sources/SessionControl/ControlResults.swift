@@ -27,14 +27,17 @@ public struct PeerResult: Codable, Hashable, Sendable {
     public var rttMicros: Int?
     /// udp, fallback (or probing, just after connecting).
     public var unreliable: String
-    /// Every endpoint the peer is known by ("HOST:PORT"), in the order redials try them.
+    /// Every endpoint the peer is known by ("HOST:PORT"): proven by a handshake, static, discovered.
     public var endpoints: [String]
+    /// Its links, one per path: the active one first.
+    public var links: [LinkResult]
 
     public init(
         peerID: String, name: String, state: String, transport: String, address: String?, playerIndex: Int?,
-        rttMicros: Int?, unreliable: String, endpoints: [String] = []
+        rttMicros: Int?, unreliable: String, endpoints: [String] = [], links: [LinkResult] = []
     ) {
         self.endpoints = endpoints
+        self.links = links
         self.peerID = peerID
         self.name = name
         self.state = state
@@ -43,6 +46,22 @@ public struct PeerResult: Codable, Hashable, Sendable {
         self.playerIndex = playerIndex
         self.rttMicros = rttMicros
         self.unreliable = unreliable
+    }
+}
+
+/// One link of a peer in `peers`.
+public struct LinkResult: Codable, Hashable, Sendable {
+    public var transport: String
+    public var address: String
+    /// active, standby or connecting.
+    public var state: String
+    public var rttMicros: Int?
+
+    public init(transport: String, address: String, state: String, rttMicros: Int?) {
+        self.transport = transport
+        self.address = address
+        self.state = state
+        self.rttMicros = rttMicros
     }
 }
 
@@ -152,8 +171,8 @@ public struct BenchResult: Codable, Hashable, Sendable {
 
 /// One event of `watch`: `event` names it; the other fields depend on it.
 public struct EventResult: Codable, Hashable, Sendable {
-    /// peerConnected, peerLost, peerLeft, counter, pickUp, holder, move, drop, layout, invitation, declined,
-    /// peerState, resynchronised.
+    /// peerConnected, peerLost, peerLeft, linkChanged, counter, pickUp, holder, move, drop, layout, invitation,
+    /// declined, peerState, resynchronised.
     public var event: String
     public var peerID: String?
     public var name: String?
@@ -170,6 +189,8 @@ public struct EventResult: Codable, Hashable, Sendable {
     public var id: UInt64?
     public var state: String?
     public var address: String?
+    /// linkChanged: the link's transport.
+    public var transport: String?
 
     public init(event: String) { self.event = event }
 }

@@ -72,6 +72,28 @@ extension Message {
             let received = try reader.readVarint("received", max: UInt64.max)
             let next = try reader.readVarint("next sequence", max: UInt64.max)
             return .resume(Resume(received: received, nextSequence: next))
+        case .members:
+            // The smallest member: peer id, empty name, no endpoints.
+            let count = try reader.readCount("members", maxEntries: Wire.maxMembers, minEntryLength: 10)
+            var members: [Member] = []
+            members.reserveCapacity(count)
+            for _ in 0..<count {
+                let peerID = PeerID(rawValue: try reader.readUInt64LE("peer id"))
+                let name = try reader.readString("member name", maxLength: Wire.maxNameLength)
+                // The smallest endpoint: empty transport and host, a one-byte port.
+                let endpointCount = try reader.readCount(
+                    "member endpoints", maxEntries: Wire.maxMemberEndpoints, minEntryLength: 3)
+                var endpoints: [MemberEndpoint] = []
+                endpoints.reserveCapacity(endpointCount)
+                for _ in 0..<endpointCount {
+                    let transport = try reader.readString("transport", maxLength: Wire.maxTransportNameLength)
+                    let host = try reader.readString("host", maxLength: Wire.maxHostLength)
+                    let port = UInt16(try reader.readVarint("port", max: UInt64(UInt16.max)))
+                    endpoints.append(MemberEndpoint(transport: transport, host: host, port: port))
+                }
+                members.append(Member(peerID: peerID, displayName: name, endpoints: endpoints))
+            }
+            return .members(members)
         case .handshake:
             return .handshake(peerName: try reader.readString("peer name", maxLength: Wire.maxNameLength))
         case .negotiate:

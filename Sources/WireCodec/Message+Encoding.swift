@@ -9,6 +9,13 @@ extension Message {
             }
             return ByteWriter.varintSize(UInt64(length)) + length
         }
+        func bounded(_ value: String, _ field: String, _ limit: Int) throws(WireError) -> Int {
+            let length = value.utf8.count
+            guard length <= limit else {
+                throw WireError(.fieldTooLong, detail: "\(field) is \(length) bytes, limit \(limit)")
+            }
+            return ByteWriter.varintSize(UInt64(length)) + length
+        }
         func entries(_ count: Int, _ field: String) throws(WireError) -> Int {
             guard count <= Wire.maxListEntries else {
                 throw WireError(.tooManyEntries, detail: "\(field) has \(count) entries, limit \(Wire.maxListEntries)")
@@ -97,6 +104,27 @@ extension Message {
             }
             try coordinates(bubble.x, bubble.y)
             return 18
+        case .members(let members):
+            guard members.count <= Wire.maxMembers else {
+                throw WireError(
+                    .tooManyEntries, detail: "members has \(members.count) entries, limit \(Wire.maxMembers)")
+            }
+            var size = 1 + ByteWriter.varintSize(UInt64(members.count))
+            for member in members {
+                size += 8 + (try string(member.displayName, "member name"))
+                guard member.endpoints.count <= Wire.maxMemberEndpoints else {
+                    throw WireError(
+                        .tooManyEntries,
+                        detail: "member has \(member.endpoints.count) endpoints, limit \(Wire.maxMemberEndpoints)")
+                }
+                size += ByteWriter.varintSize(UInt64(member.endpoints.count))
+                for endpoint in member.endpoints {
+                    size += try bounded(endpoint.transport, "transport", Wire.maxTransportNameLength)
+                    size += try bounded(endpoint.host, "host", Wire.maxHostLength)
+                    size += ByteWriter.varintSize(UInt64(endpoint.port))
+                }
+            }
+            return size
         case .counterState(let state):
             var size = 1 + (try entries(state.count, "counter state"))
             for entry in state { size += 8 + ByteWriter.varintSize(entry.count) }
@@ -124,6 +152,18 @@ extension Message {
             }
         case .accept(let accept):
             writer.writeUInt64LE(accept.linkToken)
+        case .members(let members):
+            writer.writeVarint(UInt64(members.count))
+            for member in members {
+                writer.writeUInt64LE(member.peerID.rawValue)
+                writer.writeString(member.displayName)
+                writer.writeVarint(UInt64(member.endpoints.count))
+                for endpoint in member.endpoints {
+                    writer.writeString(endpoint.transport)
+                    writer.writeString(endpoint.host)
+                    writer.writeVarint(UInt64(endpoint.port))
+                }
+            }
         case .decline(let reason):
             writer.write(reason.rawValue)
         case .bye(let reason):

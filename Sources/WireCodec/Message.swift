@@ -18,6 +18,8 @@ public enum Message: Hashable, Sendable {
     case ack(sequence: UInt64)
     /// See ``MessageKind/resume``.
     case resume(Resume)
+    /// See ``MessageKind/members``.
+    case members([Member])
     /// See ``MessageKind/handshake``.
     case handshake(peerName: String)
     /// See ``MessageKind/negotiate``: a proposed player index and the proposer's timestamp.
@@ -53,6 +55,7 @@ public enum Message: Hashable, Sendable {
         case .bye: .bye
         case .ack: .ack
         case .resume: .resume
+        case .members: .members
         case .handshake: .handshake
         case .negotiate: .negotiate
         case .negotiateConfirm: .negotiateConfirm

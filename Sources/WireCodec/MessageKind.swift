@@ -20,8 +20,11 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     case bye = 0x07
     /// Acknowledges every sequenced message up to a sequence number.
     case ack = 0x08
-    /// Says where a newly accepted link resumes: what was received, and what comes next.
+    /// Makes a link the one that carries data, and says where its data resumes: what was received, what comes next.
     case resume = 0x09
+    /// The members the sender is connected to, and where each one was reached, so that every member can link to
+    /// every other one.
+    case members = 0x0A
 
     // MARK: Application commands
     /// The original apps' greeting: the sender's name.

@@ -10,7 +10,8 @@ public struct Accept: Hashable, Sendable {
     }
 }
 
-/// Where a link resumes: sent by both sides once a link is accepted.
+/// Where a link's data resumes: sent by the pair's leader to make the link the active one, and answered by the other
+/// side.
 public struct Resume: Hashable, Sendable {
     /// The highest sequence number received from the other side (0: none).
     public var received: UInt64
@@ -138,6 +139,42 @@ public struct LayoutEntry: Hashable, Sendable {
     public init(peerID: PeerID, playerIndex: UInt8) {
         self.peerID = peerID
         self.playerIndex = playerIndex
+    }
+}
+
+/// A member in a `members` message.
+public struct Member: Hashable, Sendable {
+    /// The member's identity.
+    public var peerID: PeerID
+    /// Its display name, at most `Wire.maxNameLength` bytes.
+    public var displayName: String
+    /// Where the sender reached it, at most `Wire.maxMemberEndpoints`.
+    public var endpoints: [MemberEndpoint]
+
+    /// Creates a member entry.
+    @inlinable
+    public init(peerID: PeerID, displayName: String, endpoints: [MemberEndpoint]) {
+        self.peerID = peerID
+        self.displayName = displayName
+        self.endpoints = endpoints
+    }
+}
+
+/// An address a member was reached at: its transport's name, a host and a port (or channel).
+public struct MemberEndpoint: Hashable, Sendable {
+    /// The transport, e.g. "lan", at most `Wire.maxTransportNameLength` bytes.
+    public var transport: String
+    /// The host, at most `Wire.maxHostLength` bytes.
+    public var host: String
+    /// The port or channel.
+    public var port: UInt16
+
+    /// Creates an endpoint entry.
+    @inlinable
+    public init(transport: String, host: String, port: UInt16) {
+        self.transport = transport
+        self.host = host
+        self.port = port
     }
 }
 

@@ -40,6 +40,18 @@ public enum Wire {
     /// Longest value of one `hello` extension, in bytes.
     @inlinable public static var maxHelloExtensionLength: Int { 255 }
 
+    /// Most members in a `members` message.
+    @inlinable public static var maxMembers: Int { 64 }
+
+    /// Most endpoints of one member in a `members` message.
+    @inlinable public static var maxMemberEndpoints: Int { 4 }
+
+    /// Longest transport name in an endpoint, in UTF-8 bytes.
+    @inlinable public static var maxTransportNameLength: Int { 15 }
+
+    /// Longest host in an endpoint (an address, or a name), in UTF-8 bytes.
+    @inlinable public static var maxHostLength: Int { 63 }
+
     /// Smallest count a `counterIncrement` carries: an increment leads to a count of at least 1.
     @inlinable public static var minIncrementCount: UInt64 { 1 }
 }

@@ -16,12 +16,14 @@ struct Peers: RequestCommand {
             return
         }
         var table = TextTable(
-            headers: ["PEER ID", "NAME", "STATE", "TRANSPORT", "ADDRESS", "PLAYER", "RTT", "UNRELIABLE"],
-            rightAligned: [5, 6]
+            headers: ["PEER ID", "NAME", "STATE", "TRANSPORT", "ADDRESS", "STANDBY", "PLAYER", "RTT", "UNRELIABLE"],
+            rightAligned: [5, 6, 7]
         )
         for peer in result.sorted(by: { ($0.name, $0.peerID) < ($1.name, $1.peerID) }) {
+            // The active link's transport and address, and how many other paths stand by.
+            let standby = peer.links.filter { $0.state == "standby" }.count
             table.rows.append([
-                peer.peerID, peer.name, peer.state, peer.transport, peer.address ?? "-",
+                peer.peerID, peer.name, peer.state, peer.transport, peer.address ?? "-", "\(standby)",
                 peer.playerIndex.map(String.init) ?? "-", peer.rttMicros.map(Self.rtt) ?? "-", peer.unreliable,
             ])
         }

@@ -138,7 +138,11 @@ struct ControlDispatcher: Sendable {
         PeerResult(
             peerID: peer.peerID.description, name: peer.name, state: peer.state.rawValue, transport: peer.transport,
             address: peer.address, playerIndex: peer.playerIndex, rttMicros: peer.rttMicros,
-            unreliable: peer.unreliable.rawValue, endpoints: peer.endpoints.map(\.description))
+            unreliable: peer.unreliable.rawValue, endpoints: peer.endpoints.map(\.description),
+            links: peer.links.map {
+                LinkResult(
+                    transport: $0.transport, address: $0.address, state: $0.state.rawValue, rttMicros: $0.rttMicros)
+            })
     }
 
     static func reply<Result: Codable & Sendable>(_ result: Result) -> Data {
@@ -166,6 +170,12 @@ struct ControlDispatcher: Sendable {
         case .peerLost(let id):
             result = EventResult(event: "peerLost")
             result.peerID = id.description
+        case .linkChanged(let id, let link):
+            result = EventResult(event: "linkChanged")
+            result.peerID = id.description
+            result.transport = link.transport
+            result.address = link.address
+            result.state = link.state.rawValue
         case .peerLeft(let id, let reason):
             result = EventResult(event: "peerLeft")
             result.peerID = id.description

@@ -143,18 +143,23 @@ struct SessionDaemon: AsyncParsableCommand {
             "peer \(peerID) \"\(session.configuration.displayName)\" in session \"\(session.configuration.sessionName)\" on port \(boundPort); control socket \(controlPath)"
         )
 
-        var services: [any Service] = [ControlService(server: control)]
+        // Shut down in reverse order: the control socket and the advertisement go first, then the session says bye
+        // to every peer, and the event pump ends with the session's events.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: EventPumpService(hub: hub, events: session.events), successTerminationBehavior: .ignore),
+            .init(service: session),
+        ]
         if let avahi {
             services.append(
-                DiscoveryService(
-                    discovery: SessionDiscovery(session: session, serviceType: serviceType, logger: logger),
-                    connection: avahi))
+                .init(
+                    service: DiscoveryService(
+                        discovery: SessionDiscovery(session: session, serviceType: serviceType, logger: logger),
+                        connection: avahi)))
         }
-        services.append(SessionService(session: session, hub: hub))
+        services.append(.init(service: ControlService(server: control)))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("stopped")
     }
@@ -166,16 +171,13 @@ struct SessionDaemon: AsyncParsableCommand {
     }
 }
 
-/// Runs the session's event pump; on shutdown says bye to every peer and closes every socket.
-struct SessionService: Service {
-    let session: Session
+/// Hands the session's events to every watcher until the session ends.
+struct EventPumpService: Service {
     let hub: EventHub
+    let events: AsyncStream<SessionEvent>
 
     func run() async throws {
-        let pump = Task { await hub.pump(session.events) }
-        try? await gracefulShutdown()
-        await session.stop()
-        await pump.value
+        await hub.pump(events)
     }
 }
 

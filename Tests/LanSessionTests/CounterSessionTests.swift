@@ -33,9 +33,10 @@ struct CounterSessionTests {
 
     @Test("a count reaches a peer with no link to its owner through a third peer, with no reconnect")
     func relayedByAntiEntropy() async throws {
-        // A chain one - three - two: one and two never link.
-        let one = try makeSession(1)
-        let two = try makeSession(2)
+        // A chain one - three - two: one and two never link (each takes one peer only, though three tells each of
+        // them about the other).
+        let one = try makeSession(1, maxPeers: 1)
+        let two = try makeSession(2, maxPeers: 1)
         let three = try makeSession(3)
         let sessions = [one, two, three]
         for session in sessions { try await session.start() }

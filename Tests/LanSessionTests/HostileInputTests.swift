@@ -97,7 +97,7 @@ struct HostileInputTests {
     func overflowResynchronises() async throws {
         let a = try Session(
             configuration: SessionConfiguration(
-                peerID: PeerID(1), displayName: "a", sessionName: "test"))
+                peerID: PeerID(1), displayName: "a", sessionName: "test", reconnectInitialDelay: .milliseconds(300)))
         let b = try Session(
             configuration: SessionConfiguration(
                 peerID: PeerID(2), displayName: "b", sessionName: "test", reconnectInitialDelay: .milliseconds(300),
@@ -105,7 +105,7 @@ struct HostileInputTests {
         let eventsA = EventRecorder(a)
         try await a.start()
         try await b.start()
-        try await b.connect(to: await a.endpoint)  // only b dials, and it waits 300 ms before redialling
+        try await b.connect(to: await a.endpoint)  // both wait 300 ms before redialling
         #expect(try await eventually { try await bothConnected(a, b) })
         try await a.dropLink(to: PeerID(2))
         #expect(await eventsA.wait { $0.contains(.peerLost(PeerID(2))) })

@@ -209,17 +209,25 @@ struct SessionTests {
 
     @Test("an invitation can be declined by the invitee's decision")
     func declinedInvitation() async throws {
-        let a = try makeSession(
-            1, policy: .decide({ request in request.context.isEmpty ? .decline(.rejected) : .accept }))
+        let a = try makeSession(1, policy: .ask)
         let b = try makeSession(2)
+        let eventsA = EventRecorder(a)
         let eventsB = EventRecorder(b)
         try await a.start()
         try await b.start()
         try await b.connect(to: await a.endpoint)
         #expect(
+            await eventsA.wait { events in
+                events.contains { if case .invitation = $0 { true } else { false } }
+            })
+        let pending = try await a.invitations()
+        #expect(pending.map(\.peerID) == [PeerID(2)])
+        #expect(try await a.answer(pending[0].id, accept: false, reason: .rejected))
+        #expect(
             await eventsB.wait { events in
                 events.contains { if case .declined(PeerID(1), _, .rejected) = $0 { true } else { false } }
             })
+        #expect(try await a.invitations().isEmpty, "no stale invitation")
         await stopAll([a, b])
     }
 }

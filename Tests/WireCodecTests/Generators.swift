@@ -60,6 +60,19 @@ enum MessageGenerators {
         case .resume:
             return .resume(
                 Resume(received: spread(UInt64.self, using: &rng), nextSequence: spread(UInt64.self, using: &rng)))
+        case .members:
+            // Up to 16 members keep the generated frames within the default frame limit.
+            return .members(
+                (0..<Int.random(in: 0...16, using: &rng)).map { _ in
+                    Member(
+                        peerID: peer(&rng), displayName: string(maxBytes: Wire.maxNameLength, using: &rng),
+                        endpoints: (0..<Int.random(in: 0...Wire.maxMemberEndpoints, using: &rng)).map { _ in
+                            MemberEndpoint(
+                                transport: string(maxBytes: Wire.maxTransportNameLength, using: &rng),
+                                host: string(maxBytes: Wire.maxHostLength, using: &rng),
+                                port: UInt16.random(in: 0...UInt16.max, using: &rng))
+                        })
+                })
         case .decline: return .decline(DeclineReason(rawValue: UInt8.random(in: 0...255, using: &rng)))
         case .invitation:
             return .invitation(

@@ -47,6 +47,16 @@ enum GoldenVectors {
         ("bye", .bye(.leaving), "02 07 01"),
         ("ack", .ack(sequence: 300), "03 08 ac 02"),
         ("resume", .resume(Resume(received: 300, nextSequence: 42)), "04 09 ac 02 2a"),
+        (
+            "members",
+            .members([
+                Member(
+                    peerID: alice, displayName: "alice",
+                    endpoints: [MemberEndpoint(transport: "lan", host: "10.77.0.1", port: 47_000)]),
+                Member(peerID: bob, displayName: "bob", endpoints: []),
+            ]),
+            "2f 0a 02 ef cd ab 89 67 45 23 01 05 61 6c 69 63 65 01 03 6c 61 6e 09 31 30 2e 37 37 2e 30 2e 31 98 ef 02 10 32 54 76 98 ba dc fe 03 62 6f 62 00"
+        ),
         ("handshake", .handshake(peerName: "alice"), "07 20 05 61 6c 69 63 65"),
         ("negotiate", .negotiate(playerIndex: 1, timestamp: 1_700_000_000_000), "08 21 01 80 d0 95 ff bc 31"),
         ("negotiateConfirm", .negotiateConfirm(playerIndex: 1), "02 22 01"),

@@ -70,7 +70,23 @@ struct MalformedInputTests {
         #expect(errorCode { () throws(WireError) in try decodeWholeFrame(frame) } == .overlongVarint)
     }
 
-    @Test("unknown kinds", arguments: [0x00, 0x0A, 0x1F, 0x2A, 0x3F, 0x40, 0xFF] as [UInt8])
+    @Test("members past their limits are refused both ways")
+    func membersLimits() {
+        let member = Member(peerID: PeerID(1), displayName: "m", endpoints: [])
+        let tooMany = Message.members(Array(repeating: member, count: Wire.maxMembers + 1))
+        #expect(errorCode { () throws(WireError) in try StreamFraming.encode(tooMany) } == .tooManyEntries)
+        let endpoint = MemberEndpoint(transport: "lan", host: "10.0.0.1", port: 1)
+        var wide = member
+        wide.endpoints = Array(repeating: endpoint, count: Wire.maxMemberEndpoints + 1)
+        #expect(errorCode { () throws(WireError) in try StreamFraming.encode(.members([wide])) } == .tooManyEntries)
+        var longHost = member
+        longHost.endpoints = [MemberEndpoint(transport: "lan", host: String(repeating: "h", count: 64), port: 1)]
+        #expect(errorCode { () throws(WireError) in try StreamFraming.encode(.members([longHost])) } == .fieldTooLong)
+        #expect(decodeBody([0x0A, 0x41]) == .tooManyEntries)  // 65 members
+        #expect(decodeBody([0x0A, 0x01, 1, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x05]) == .tooManyEntries)  // 5 endpoints
+    }
+
+    @Test("unknown kinds", arguments: [0x00, 0x0B, 0x1F, 0x2A, 0x3F, 0x40, 0xFF] as [UInt8])
     func unknownKinds(kind: UInt8) {
         #expect(decodeBody([kind, 0x01, 0x02]) == .unknownKind)
     }

@@ -55,6 +55,16 @@ let oneOfEveryKind: [Message] = [
     .move(Move(view: 0, x: -.greatestFiniteMagnitude, y: .leastNonzeroMagnitude, sequence: .max)),
     .drop(Drop(view: 2, x: -0.0, y: 1e30)),
     .counterIncrement(count: 127),
+    .members(
+        (0..<Wire.maxMembers).map { index in
+            Member(
+                peerID: PeerID(UInt64(index) << 40), displayName: String(repeating: "m", count: Wire.maxNameLength),
+                endpoints: (0..<Wire.maxMemberEndpoints).map { _ in
+                    MemberEndpoint(
+                        transport: String(repeating: "t", count: Wire.maxTransportNameLength),
+                        host: String(repeating: "h", count: Wire.maxHostLength), port: .max)
+                })
+        }),
     .bubbleState(BubbleState(view: 255, holder: PeerID(.max), x: -1, y: .greatestFiniteMagnitude)),
     .counterState((0..<Wire.maxListEntries).map { CounterEntry(peerID: PeerID(UInt64($0)), count: UInt64($0) << 50) }),
 ]

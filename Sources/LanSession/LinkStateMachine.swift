@@ -1,0 +1,274 @@
+import NIOCore
+import WireCodec
+
+/// One link's handshake and activation, as a state machine of plain values.
+///
+/// Each state carries its data. An input — a message received, a decision of the session, a tick of the clock —
+/// returns the actions the session carries out: send, ask, deliver, close. The machine does no I/O, holds no
+/// references and reads no clock, so it is tested as a value with made-up times.
+///
+/// ```
+/// dialer:    awaitingHello ─hello→ identifying ─admit→ awaitingAnswer ─accept→ ready
+/// acceptor:  awaitingHello ─hello→ identifying ─admit→ awaitingInvitation ─invitation→ deciding ─accept→ ready
+/// leader:    ready ─activate (sends resume)→ activating ─resume→ active
+/// follower:  ready ─resume→ (session answers) respond (sends resume)→ active
+/// both:      active ─deactivate→ ready;   any ─bye, decline, violation, timeout, close→ closed
+/// ```
+///
+/// A ready link is handshaken and heartbeated but carries no data: it is a standby path. Of a peer's ready links,
+/// the pair's leader (the lower peer id) activates one by sending `resume` on it; the follower answers with its own
+/// `resume`, and from then on both send their sequenced messages on that link only and drop the ones that still
+/// arrive on any other (the sender resends them after the resume). See docs/wire-format.md, section 3.3.
+struct LinkStateMachine {
+    /// Which side opened the link.
+    enum Role: Hashable, Sendable {
+        case dialer
+        case acceptor
+    }
+
+    enum State: Equatable {
+        /// Waiting for the other side's hello.
+        case awaitingHello
+        /// Hello received; the session decides whether to go on (`admit`) or not (`refuse`).
+        case identifying(Hello)
+        /// Acceptor: waiting for the invitation.
+        case awaitingInvitation(Hello)
+        /// Acceptor: the invitation waits for the session's decision.
+        case deciding(Hello)
+        /// Dialer: invitation sent, waiting for accept or decline.
+        case awaitingAnswer(Hello)
+        /// Handshaken both ways; a standby path: heartbeats and control messages, no data.
+        case ready(Hello, token: UInt64)
+        /// Leader: this side sent `resume` to make the link the active one and waits for the answer.
+        case activating(Hello, token: UInt64)
+        /// The link carries the peer's data.
+        case active(Hello, token: UInt64)
+        /// Closed or closing; anything more it delivers is ignored.
+        case closed
+    }
+
+    enum Action: Equatable {
+        /// Write this message on the link.
+        case send(Message)
+        /// A hello arrived: the session checks it and answers with ``admit(invitation:)`` or ``refuse(_:_:)``.
+        case identify(Hello)
+        /// Acceptor: an invitation arrived; the session answers with ``accept(token:)`` or ``decline(_:)``.
+        case consider(Invitation)
+        /// The link is handshaken both ways; `token` tags its datagrams.
+        case ready(token: UInt64)
+        /// The peer's `resume` arrived: it makes this link its active one (the session answers with
+        /// ``respond(_:)`` as follower, or ignores a stale answer as leader).
+        case activatedByPeer(Resume)
+        /// Leader: the peer answered this side's activation; the link is active.
+        case activationAnswered(Resume)
+        /// A message for the session: control messages on any handshaken link, commands on the active one.
+        case deliver(Message)
+        /// A command on a link that is not the active one: not counted; the peer resends it after the resume.
+        case dropStale(MessageKind)
+        /// The peer said bye; `wasHandshaken` tells a departure from a refusal during the handshake.
+        case peerSaidBye(ByeReason, wasHandshaken: Bool)
+        /// The peer declined.
+        case declined(DeclineReason)
+        /// Close the link (after the sends before this action), for this reason.
+        case close(String)
+    }
+
+    let role: Role
+    private(set) var state = State.awaitingHello
+
+    init(role: Role) {
+        self.role = role
+    }
+
+    /// The peer's hello, once received.
+    var hello: Hello? {
+        switch state {
+        case .awaitingHello, .closed: nil
+        case .identifying(let hello), .awaitingInvitation(let hello), .deciding(let hello), .awaitingAnswer(let hello):
+            hello
+        case .ready(let hello, _), .activating(let hello, _), .active(let hello, _): hello
+        }
+    }
+
+    /// The datagram token agreed in the handshake.
+    var token: UInt64? {
+        switch state {
+        case .ready(_, let token), .activating(_, let token), .active(_, let token): token
+        default: nil
+        }
+    }
+
+    /// Handshaken both ways (a standby or the active path).
+    var isHandshaken: Bool { token != nil }
+
+    /// Carries the peer's data.
+    var isActive: Bool {
+        if case .active = state { return true }
+        return false
+    }
+
+    var isActivating: Bool {
+        if case .activating = state { return true }
+        return false
+    }
+
+    var isClosed: Bool { state == .closed }
+
+    // MARK: - Messages from the peer
+
+    mutating func received(_ message: Message) -> [Action] {
+        switch (message, state) {
+        case (_, .closed):
+            return []
+        case (.hello(let hello), .awaitingHello):
+            state = .identifying(hello)
+            return [.identify(hello)]
+        case (.hello, _):
+            return violation("second hello")
+        case (.invitation(let invitation), .awaitingInvitation(let hello)) where role == .acceptor:
+            state = .deciding(hello)
+            return [.consider(invitation)]
+        case (.invitation, _):
+            return violation("unexpected invitation")
+        case (.accept(let accept), .awaitingAnswer(let hello)) where role == .dialer:
+            state = .ready(hello, token: accept.linkToken)
+            return [.ready(token: accept.linkToken)]
+        case (.accept, _):
+            return violation("unexpected accept")
+        case (.decline(let reason), _):
+            state = .closed
+            return [.declined(reason), .close("declined (\(reason))")]
+        case (.bye(let reason), let current):
+            let handshaken = isHandshaken
+            state = .closed
+            if case .awaitingHello = current { return [.close("bye before hello")] }
+            return [.peerSaidBye(reason, wasHandshaken: handshaken), .close("bye (\(reason))")]
+        case (.resume(let resume), .activating(let hello, let token)):
+            state = .active(hello, token: token)
+            return [.activationAnswered(resume)]
+        case (.resume(let resume), .ready), (.resume(let resume), .active):
+            return [.activatedByPeer(resume)]
+        case (.resume, _):
+            return violation("unexpected resume")
+        case (.ping, _), (.pong, _):
+            return [.deliver(message)]
+        case (.ack, _), (.members, _):
+            return isHandshaken ? [.deliver(message)] : violation("\(message.kind) before the handshake completed")
+        default:
+            // Commands (sequenced kinds).
+            if isActive { return [.deliver(message)] }
+            if isHandshaken { return [.dropStale(message.kind)] }
+            return violation("\(message.kind) before the handshake completed")
+        }
+    }
+
+    private mutating func violation(_ what: String) -> [Action] {
+        state = .closed
+        return [.send(.bye(.protocolError)), .close(what)]
+    }
+
+    // MARK: - Decisions of the session
+
+    /// The hello is acceptable: the dialer invites, the acceptor waits for the invitation.
+    mutating func admit(invitation: Invitation) -> [Action] {
+        guard case .identifying(let hello) = state else { return [] }
+        switch role {
+        case .dialer:
+            state = .awaitingAnswer(hello)
+            return [.send(.invitation(invitation))]
+        case .acceptor:
+            state = .awaitingInvitation(hello)
+            return []
+        }
+    }
+
+    /// Refuses the peer during the handshake, telling it why (`detail` is for the log).
+    mutating func refuse(_ reason: DeclineReason, _ detail: String) -> [Action] {
+        guard !isClosed else { return [] }
+        state = .closed
+        return [.send(.decline(reason)), .close(detail)]
+    }
+
+    /// Closes without a word (for example a link to this very peer).
+    mutating func drop(_ detail: String) -> [Action] {
+        guard !isClosed else { return [] }
+        state = .closed
+        return [.close(detail)]
+    }
+
+    /// Acceptor: accepts the invitation with a datagram token.
+    mutating func accept(token: UInt64) -> [Action] {
+        guard case .deciding(let hello) = state else { return [] }
+        state = .ready(hello, token: token)
+        return [.send(.accept(Accept(linkToken: token))), .ready(token: token)]
+    }
+
+    /// Acceptor: declines the invitation.
+    mutating func decline(_ reason: DeclineReason) -> [Action] {
+        guard case .deciding = state else { return [] }
+        return refuse(reason, "invitation declined (\(reason))")
+    }
+
+    /// Leader: makes this link the active one by sending `resume`; it is active once the answer arrives.
+    mutating func activate(_ resume: Resume) -> [Action] {
+        guard case .ready(let hello, let token) = state else { return [] }
+        state = .activating(hello, token: token)
+        return [.send(.resume(resume))]
+    }
+
+    /// Follower: answers the peer's activation with this side's `resume`; the link is active.
+    mutating func respond(_ resume: Resume) -> [Action] {
+        switch state {
+        case .ready(let hello, let token), .active(let hello, let token):
+            state = .active(hello, token: token)
+            return [.send(.resume(resume))]
+        default:
+            return []
+        }
+    }
+
+    /// Another link became the active one: this one is a standby again.
+    mutating func deactivate() {
+        switch state {
+        case .activating(let hello, let token), .active(let hello, let token):
+            state = .ready(hello, token: token)
+        default:
+            break
+        }
+    }
+
+    /// Leaves: says bye on a handshaken link, then closes.
+    mutating func leave(_ reason: ByeReason) -> [Action] {
+        guard !isClosed else { return [] }
+        let handshaken = isHandshaken
+        state = .closed
+        if handshaken { return [.send(.bye(reason)), .close("bye (\(reason))")] }
+        return [.send(.decline(.duplicateLink)), .close("replaced during the handshake")]
+    }
+
+    /// The channel closed.
+    mutating func channelClosed() {
+        state = .closed
+    }
+
+    // MARK: - Time
+
+    /// Deadlines of the handshake: a hello within `helloTimeout` of opening, the whole handshake within
+    /// `handshakeTimeout` (an invitation may wait for a person).
+    mutating func tick(
+        openFor elapsed: TimeAmount, helloTimeout: TimeAmount, handshakeTimeout: TimeAmount
+    ) -> [Action] {
+        switch state {
+        case .awaitingHello, .identifying:
+            guard elapsed > helloTimeout else { return [] }
+            state = .closed
+            return [.close("no hello within \(helloTimeout)")]
+        case .awaitingInvitation, .deciding, .awaitingAnswer:
+            guard elapsed > handshakeTimeout else { return [] }
+            state = .closed
+            return [.close("handshake did not complete within \(handshakeTimeout)")]
+        default:
+            return []
+        }
+    }
+}

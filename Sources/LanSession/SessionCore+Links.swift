@@ -1,0 +1,409 @@
+import NIOCore
+import WireCodec
+
+/// Links: carrying out what each link's state machine asks, and what spans a peer's links — identity, paths,
+/// duplicates, the active link and failover.
+extension SessionCore {
+    /// A message arrived on `link`.
+    func received(_ message: Message, on link: Link) {
+        guard link.isOpen, runState == .running else { return }
+        link.liveness.didReceive(at: .now())
+        perform(link.machine.received(message), on: link)
+    }
+
+    /// Carries out a link's actions, in order.
+    func perform(_ actions: [LinkStateMachine.Action], on link: Link) {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                write(message, on: link)
+            case .identify(let hello):
+                identify(hello, on: link)
+            case .consider(let invitation):
+                consider(invitation, on: link)
+            case .ready(let token):
+                linkReady(link, token: token)
+            case .activatedByPeer(let resume):
+                activatedByPeer(link, resume: resume)
+            case .activationAnswered(let resume):
+                activationAnswered(link, resume: resume)
+            case .deliver(let message):
+                deliver(message, on: link)
+            case .dropStale(let kind):
+                logger.trace("dropping \(kind) on a standby link; it is resent on the active one")
+            case .peerSaidBye(let reason, let handshaken):
+                peerSaidBye(reason, handshaken: handshaken, on: link)
+            case .declined(let reason):
+                declined(reason, on: link)
+            case .close(let reason):
+                if reason.hasPrefix("bye") || reason.hasPrefix("declined") || reason.hasPrefix("invitation declined") {
+                    logger.debug("closing link \(link.remoteDescription): \(reason)")
+                } else {
+                    logger.notice("closing link \(link.remoteDescription): \(reason)")
+                }
+                link.channel.close(promise: nil)
+            }
+        }
+    }
+
+    /// The peer a link belongs to, once its hello was admitted and while it is one of the peer's links.
+    func peer(of link: Link) -> PeerRecord? {
+        guard let id = link.peerID, let peer = peers[id], peer.links[ObjectIdentifier(link)] === link else {
+            return nil
+        }
+        return peer
+    }
+
+    // MARK: - Handshake
+
+    func identify(_ hello: Hello, on link: Link) {
+        link.hello = hello
+        guard hello.protocolVersion == Wire.protocolVersion else {
+            return refuse(
+                link, hello: hello, reason: .versionMismatch,
+                "protocol version \(hello.protocolVersion), this peer speaks \(Wire.protocolVersion)")
+        }
+        guard hello.sessionName == configuration.sessionName else {
+            return refuse(
+                link, hello: hello, reason: .wrongSession,
+                "session \"\(hello.sessionName)\", this peer is in \"\(configuration.sessionName)\"")
+        }
+        guard hello.peerID != localPeer, hello.peerID.rawValue != 0 else {
+            if let endpoint = link.endpoint {
+                staticEndpoints[endpoint] = nil
+                for peer in peers.values { peer.lastSucceeded[endpoint] = nil }
+            }
+            return perform(link.machine.drop("this is ourselves"), on: link)
+        }
+        if let intended = link.intendedPeer, intended != hello.peerID {
+            // The endpoint leads to another peer (a stale or forged record): a failed dial for the intended one.
+            logger.debug("dialled \(link.remoteDescription) for \(intended), found \(hello.peerID)")
+            if let endpoint = link.endpoint, let peer = peers[intended] {
+                peer.lastSucceeded[endpoint] = nil
+                dialEnded(endpoint, for: peer, failed: true)
+            }
+            link.intendedPeer = nil
+        }
+        let peer = record(for: hello.peerID)
+        peer.name = hello.displayName
+        if let endpoint = link.endpoint {
+            link.provenEndpoint = endpoint
+            if staticEndpoints[endpoint] != nil { staticEndpoints[endpoint] = .some(peer.id) }
+        } else if let port = hello.listenPort, let address = link.channel.remoteAddress?.ipAddress {
+            link.provenEndpoint = Endpoint(transport: link.transport.name, host: address, port: Int(port))
+        }
+        if let known = peer.incarnation, known != hello.incarnation {
+            logger.info("\(peer.name) (\(peer.id)) restarted; its sequence numbers start over")
+            for old in Array(peer.links.values) where old !== link {
+                perform(old.machine.leave(.replaced), on: old)
+                detach(old, from: peer)
+            }
+            peer.reliable.peerRestarted()
+            replica.forget(peer.id)  // what it held died with its process
+        }
+        peer.incarnation = hello.incarnation
+
+        // One link per path: two on the same path (both dialled at once, or a redial before the old link was seen to
+        // die) keep the one dialled by the lower peer id; between two of the same dialer, the newer one.
+        if let existing = peer.links.values.first(where: { $0 !== link && $0.path == link.path && $0.isOpen }) {
+            let oldDialer = existing.role == .dialer ? localPeer : peer.id
+            let newDialer = link.role == .dialer ? localPeer : peer.id
+            if !LinkArbiter.keepsNewLink(local: localPeer, peer: peer.id, newDialer: newDialer, oldDialer: oldDialer) {
+                logger.debug("duplicate link to \(peer.name) on \(link.path): keeping the one dialled by \(oldDialer)")
+                return perform(link.machine.refuse(.duplicateLink, "duplicate link"), on: link)
+            }
+            logger.debug("duplicate link to \(peer.name) on \(link.path): replacing the older one")
+            perform(existing.machine.leave(.replaced), on: existing)
+            detach(existing, from: peer)
+        }
+        peer.links[ObjectIdentifier(link)] = link
+        peer.left = false
+        if peer.state != .connected && peer.state != .connecting {
+            peer.state = .connecting
+            publishState(of: peer)
+        }
+        publishLink(link, of: peer)
+        perform(
+            link.machine.admit(
+                invitation: Invitation(
+                    context: configuration.invitationContext,
+                    timeoutMilliseconds: UInt32(clamping: configuration.invitationTimeout.nanoseconds / 1_000_000))),
+            on: link)
+    }
+
+    func refuse(_ link: Link, hello: Hello?, reason: DeclineReason, _ detail: String) {
+        logger.notice("refusing \(hello?.displayName ?? "a peer") at \(link.remoteDescription): \(detail)")
+        events.yield(.declined(hello?.peerID, address: link.remoteDescription, reason: reason))
+        perform(link.machine.refuse(reason, detail), on: link)
+    }
+
+    func consider(_ invitation: Invitation, on link: Link) {
+        guard let peer = peer(of: link) else { return perform(link.machine.drop("invitation from nobody"), on: link) }
+        if peer.everConnected || peer.isConnected {
+            return accept(link)  // a member coming back, or another path to one, is not asked again
+        }
+        let seats = members.filter { $0.id != peer.id }.count
+        if seats >= configuration.maxPeers {
+            return refuse(
+                link, hello: link.hello, reason: .full, "the session is full (\(configuration.maxPeers) peers)")
+        }
+        switch configuration.invitationPolicy {
+        case .acceptAll:
+            accept(link)
+        case .ask:
+            let request = InvitationRequest(
+                id: nextInvitationID, peerID: peer.id, displayName: peer.name, context: invitation.context)
+            nextInvitationID += 1
+            let bound = NIOLoopBound(self, eventLoop: loop)
+            let timeout = loop.scheduleTask(in: configuration.invitationTimeout) {
+                _ = bound.value.answer(request.id, decision: .decline(.timedOut))
+            }
+            pendingInvitations[request.id] = PendingInvitation(link: link, request: request, timeout: timeout)
+            events.yield(.invitation(request))
+        }
+    }
+
+    /// Answers a pending invitation; false when there is no such invitation (answered, timed out, or gone).
+    @discardableResult
+    func answer(_ id: UInt64, decision: InvitationDecision) -> Bool {
+        guard let pending = pendingInvitations.removeValue(forKey: id) else { return false }
+        pending.timeout.cancel()
+        let link = pending.link
+        guard link.isOpen, peer(of: link) != nil else { return false }
+        switch decision {
+        case .accept:
+            let seats = members.filter { $0.id != link.peerID }.count
+            guard seats < configuration.maxPeers else {
+                refuse(link, hello: link.hello, reason: .full, "the session is full (\(configuration.maxPeers) peers)")
+                return true
+            }
+            accept(link)
+        case .decline(let reason):
+            logger.notice("declining \(link.hello?.displayName ?? "a peer"): \(reason)")
+            events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
+            perform(link.machine.decline(reason), on: link)
+        }
+        return true
+    }
+
+    func accept(_ link: Link) {
+        var token: UInt64 = 0
+        repeat { token = UInt64.random(in: 1...UInt64.max) } while tokens[token] != nil
+        perform(link.machine.accept(token: token), on: link)
+    }
+
+    func declined(_ reason: DeclineReason, on link: Link) {
+        guard reason != .duplicateLink else { return }  // the peer keeps another link on this path
+        logger.notice("\(link.hello?.displayName ?? link.remoteDescription) declined: \(reason)")
+        events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
+        if let peer = peer(of: link), reason == .versionMismatch || reason == .wrongSession || reason == .rejected {
+            // A refusal that will not change by itself: stop redialling until the peer shows up anew.
+            peer.left = true
+        }
+        if let endpoint = link.endpoint, reason == .versionMismatch || reason == .wrongSession {
+            staticEndpoints[endpoint] = nil
+        }
+    }
+
+    // MARK: - Ready, active, standby
+
+    /// The handshake completed both ways: a path to the peer, standing by until its leader activates it.
+    func linkReady(_ link: Link, token: UInt64) {
+        guard let peer = peer(of: link) else { return }
+        link.readySince = .now()
+        tokens[token] = link
+        if let proven = link.provenEndpoint { peer.lastSucceeded[proven] = .now() }
+        if let endpoint = link.endpoint { dialEnded(endpoint, for: peer, failed: false) }
+        link.intendedPeer = nil
+        write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link)  // a first round-trip time at once
+        publishLink(link, of: peer)
+        logger.debug("link ready", metadata: ["peer": "\(peer.id)", "path": "\(link.path)"])
+        if isLeader(of: peer) { choosePath(for: peer) }
+    }
+
+    /// Whether this side chooses the active link of the pair: the lower peer id does.
+    func isLeader(of peer: PeerRecord) -> Bool { localPeer < peer.id }
+
+    /// Leader: keeps the best path active, switching when the active one died or went silent, or when a clearly
+    /// better one has proved itself.
+    func choosePath(for peer: PeerRecord, now: NIODeadline = .now()) {
+        guard isLeader(of: peer), runState == .running else { return }
+        let candidates = peer.handshakenLinks.map { link in
+            PathSelector.Candidate(
+                id: ObjectIdentifier(link), transport: link.transport.name, rtt: link.rtt.smoothed,
+                readySince: link.readySince ?? now, lastReceived: link.liveness.lastReceived)
+        }
+        let current = peer.active.map(ObjectIdentifier.init)
+        guard case .activate(let id) = pathSelector.decide(active: current, candidates: candidates, now: now),
+            let chosen = peer.links[id]
+        else { return }
+        if let previous = peer.active, previous !== chosen {
+            logger.info(
+                "\(peer.name): moving traffic from \(previous.path) to \(chosen.path)",
+                metadata: ["peer": "\(peer.id)"])
+            previous.machine.deactivate()
+            if previous.isOpen { publishLink(previous, of: peer) }
+        }
+        peer.active = chosen
+        perform(chosen.machine.activate(peer.reliable.makeResume()), on: chosen)
+    }
+
+    /// Follower: the leader made `link` the active one; answer, resend what it missed, and use it from now on.
+    func activatedByPeer(_ link: Link, resume: Resume) {
+        guard let peer = peer(of: link) else { return }
+        guard !isLeader(of: peer) else {
+            // A late answer to an activation this side has moved on from; only its acknowledgement counts.
+            peer.reliable.peerAcknowledged(resume.received)
+            return
+        }
+        if let previous = peer.active, previous !== link {
+            previous.machine.deactivate()
+            if previous.isOpen { publishLink(previous, of: peer) }
+        }
+        peer.active = link
+        perform(link.machine.respond(peer.reliable.makeResume()), on: link)
+        activated(link, of: peer, outcome: peer.reliable.peerResumed(resume))
+    }
+
+    /// Leader: the follower answered the activation of `link`.
+    func activationAnswered(_ link: Link, resume: Resume) {
+        guard let peer = peer(of: link), peer.active === link else { return }
+        activated(link, of: peer, outcome: peer.reliable.peerResumed(resume))
+    }
+
+    /// `link` carries the peer's data from now on: resend what the peer missed; a first activation connects it.
+    func activated(_ link: Link, of peer: PeerRecord, outcome: ReliableChannel.ResumeOutcome) {
+        let resend: ByteBuffer
+        switch outcome {
+        case .resend(let frames):
+            resend = frames
+        case .gap(let lost, let frames):
+            resend = frames
+            logger.warning(
+                "\(lost) messages from \(peer.name) (\(peer.id)) were lost (its replay buffer overflowed); re-synchronising"
+            )
+            events.yield(.resynchronised(peer.id, lost: lost))
+        }
+        if resend.readableBytes > 0 {
+            link.liveness.didSend(at: .now())
+            link.channel.writeAndFlush(resend, promise: nil)
+        }
+        publishLink(link, of: peer)
+        startDatagrams(for: peer, link: link)
+        guard peer.state != .connected else {
+            logger.info("\(peer.name): traffic on \(link.path)", metadata: ["peer": "\(peer.id)"])
+            publishState(of: peer)
+            return
+        }
+        peer.state = .connected
+        peer.everConnected = true
+        peer.left = false
+        logger.info("connected to \(peer.name) (\(peer.id)) at \(link.remoteDescription)")
+        events.yield(.peerConnected(peer.id, name: peer.name))
+        publishState(of: peer)
+        membersChanged()
+        // The original app's greeting, then the counts the peer may lack, for merging.
+        sendSequenced(.handshake(peerName: configuration.displayName), to: peer)
+        exchangeCounter(with: peer)
+        if !membershipChanged() && layout.coordinator == localPeer {
+            // A changed layout went to everyone with every bubble; otherwise this peer still needs them.
+            sendSequenced(.layout(layout.entries), to: peer)
+            for index in 0..<BubbleBoard.count { sendSequenced(.bubbleState(bubbles.state(UInt8(index))), to: peer) }
+        }
+    }
+
+    // MARK: - Messages
+
+    func deliver(_ message: Message, on link: Link) {
+        switch message {
+        case .ping(let ping):
+            write(.pong(ping), on: link)
+        case .pong(let pong):
+            receivedPong(pong, on: link)
+        case .ack(let sequence):
+            peer(of: link)?.reliable.peerAcknowledged(sequence)
+        case .members(let members):
+            if let peer = peer(of: link) { receivedMembers(members, from: peer) }
+        default:
+            guard let peer = peer(of: link), peer.active === link else { return }
+            let sequence = peer.reliable.receive()
+            if sequence % 64 == 0 { write(.ack(sequence: peer.reliable.makeAck()), on: link) }
+            handleApplication(message, from: peer)
+        }
+    }
+
+    func peerSaidBye(_ reason: ByeReason, handshaken: Bool, on link: Link) {
+        guard let peer = peer(of: link) else { return }
+        logger.info("\(peer.name) (\(peer.id)) said bye: \(reason)")
+        guard handshaken, reason != .replaced, reason != .protocolError else { return }
+        // It leaves the session: every path goes.
+        peer.left = true
+        for dial in peer.dials.values { dial.scheduled?.cancel() }
+        peer.dials = [:]
+        peer.lastSucceeded = [:]  // it left: where it was proves nothing about where it comes back
+        for other in Array(peer.links.values) where other !== link {
+            perform(other.machine.drop("\(peer.name) left"), on: other)
+        }
+        events.yield(.peerLeft(peer.id, reason: reason))
+    }
+
+    // MARK: - Closing
+
+    /// The channel of `link` closed: forget it, and settle its peer — another path takes over, or the peer is lost.
+    func linkClosed(_ link: Link) {
+        links[ObjectIdentifier(link)] = nil
+        link.machine.channelClosed()
+        if let token = link.machine.token, tokens[token] === link { tokens[token] = nil }
+        guard runState == .running else { return }  // stopping: peers were told bye
+        if let endpoint = link.endpoint {
+            if let intended = link.intendedPeer, let peer = peers[intended] {
+                dialEnded(endpoint, for: peer, failed: true)  // it never became the intended peer's link
+            } else if link.peerID == nil {
+                staticDialEnded(endpoint, failed: true)
+            }
+        }
+        guard let peer = peer(of: link) else { return }
+        detach(link, from: peer)
+    }
+
+    /// Takes `link` away from `peer` (closed or replaced): another path takes over, or the peer is lost.
+    func detach(_ link: Link, from peer: PeerRecord) {
+        guard peer.links.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
+        publishLink(link, of: peer, closed: true)
+        for (id, pending) in pendingInvitations where pending.link === link {
+            pending.timeout.cancel()
+            pendingInvitations[id] = nil
+        }
+        if peer.active === link {
+            peer.active = nil
+            if isLeader(of: peer) { choosePath(for: peer) }
+        }
+        if !peer.handshakenLinks.isEmpty {
+            reconcileDials(for: peer)  // the path that went is redialled; the peer stays connected meanwhile
+            return
+        }
+        guard peer.links.isEmpty || peer.state == .connected else {
+            reconcileDials(for: peer)
+            return
+        }
+        let wasConnected = peer.state == .connected
+        if wasConnected && !peer.left {
+            logger.info("lost \(peer.name) (\(peer.id))")
+            events.yield(.peerLost(peer.id))
+        }
+        peer.active = nil
+        peer.state = peer.left ? .lost : (canRedial(peer) ? .reconnecting : .lost)
+        // Redial every endpoint after the first delay of a fresh backoff (the other side may be redialling
+        // already), backing off up to the reconnect maximum.
+        for endpoint in endpoints(of: peer) where peer.dials[endpoint]?.inFlight != true {
+            peer.dials[endpoint]?.scheduled?.cancel()
+            peer.dials[endpoint] = PeerRecord.DialState(backoff: makeBackoff(connected: false), failed: true)
+        }
+        publishState(of: peer)
+        if wasConnected {
+            membershipChanged()
+            membersChanged()
+        }
+        reconcileDials(for: peer)
+    }
+}
