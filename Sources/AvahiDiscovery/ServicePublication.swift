@@ -245,7 +245,8 @@ public final class ServicePublication: @unchecked Sendable {
         guard phase != .finished, group == self.group else { return }
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
-            connection.logger.info("published \(currentName) (\(type), port \(port))")
+            connection.logger.debug(
+                "published \(currentName)", metadata: ["type": "\(type)", "port": "\(port)", "retries": "\(retries)"])
             disarmWatchdog()
             phase = .established
             resumeWaiters(.success(currentName))

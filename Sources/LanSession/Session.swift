@@ -87,6 +87,22 @@ public final class Session: Sendable {
         if let ownedGroup { try? await ownedGroup.shutdownGracefully() }
     }
 
+    /// Where the session accepts links, one endpoint per listening transport (its local address, which is the
+    /// wildcard `0.0.0.0` when listening on every interface), once started.
+    public var listeningEndpoints: [Endpoint] {
+        get async {
+            (try? await call { core in
+                core.transports.compactMap { transport in
+                    core.listeners[transport.name]?.localAddress.flatMap { address in
+                        address.port.map {
+                            Endpoint(transport: transport.name, host: address.ipAddress ?? "?", port: $0)
+                        }
+                    }
+                }
+            }) ?? []
+        }
+    }
+
     /// The port the session listens on (TCP and UDP), once started.
     public var port: Int {
         get async { (try? await call { $0.port }) ?? 0 }

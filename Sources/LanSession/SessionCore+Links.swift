@@ -93,7 +93,7 @@ extension SessionCore {
             link.provenEndpoint = Endpoint(transport: link.transport.name, host: address, port: Int(port))
         }
         if let known = peer.incarnation, known != hello.incarnation {
-            logger.info("\(peer.name) (\(peer.id)) restarted; its sequence numbers start over")
+            logger.debug("\(peer.name) restarted; its sequence numbers start over", metadata: ["peer": "\(peer.id)"])
             for old in Array(peer.links.values) where old !== link {
                 perform(old.machine.leave(.replaced), on: old)
                 detach(old, from: peer)
@@ -179,7 +179,7 @@ extension SessionCore {
             }
             accept(link)
         case .decline(let reason):
-            logger.notice("declining \(link.hello?.displayName ?? "a peer"): \(reason)")
+            logger.debug("declining \(link.hello?.displayName ?? "a peer"): \(reason)")
             events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
             perform(link.machine.decline(reason), on: link)
         }
@@ -194,7 +194,7 @@ extension SessionCore {
 
     func declined(_ reason: DeclineReason, on link: Link) {
         guard reason != .duplicateLink else { return }  // the peer keeps another link on this path
-        logger.notice("\(link.hello?.displayName ?? link.remoteDescription) declined: \(reason)")
+        logger.debug("\(link.hello?.displayName ?? link.remoteDescription) declined: \(reason)")
         events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
         if let peer = peer(of: link), reason == .versionMismatch || reason == .wrongSession || reason == .rejected {
             // A refusal that will not change by itself: stop redialling until the peer shows up anew.
@@ -238,7 +238,7 @@ extension SessionCore {
             let chosen = peer.links[id]
         else { return }
         if let previous = peer.active, previous !== chosen {
-            logger.info(
+            logger.debug(
                 "\(peer.name): moving traffic from \(previous.path) to \(chosen.path)",
                 metadata: ["peer": "\(peer.id)"])
             previous.machine.deactivate()
@@ -291,14 +291,15 @@ extension SessionCore {
         publishLink(link, of: peer)
         startDatagrams(for: peer, link: link)
         guard peer.state != .connected else {
-            logger.info("\(peer.name): traffic on \(link.path)", metadata: ["peer": "\(peer.id)"])
+            logger.debug("\(peer.name): traffic on \(link.path)", metadata: ["peer": "\(peer.id)"])
             publishState(of: peer)
             return
         }
         peer.state = .connected
         peer.everConnected = true
         peer.left = false
-        logger.info("connected to \(peer.name) (\(peer.id)) at \(link.remoteDescription)")
+        logger.debug(
+            "connected to \(peer.name)", metadata: ["peer": "\(peer.id)", "link": "\(link.remoteDescription)"])
         events.yield(.peerConnected(peer.id, name: peer.name))
         publishState(of: peer)
         membersChanged()
@@ -334,7 +335,7 @@ extension SessionCore {
 
     func peerSaidBye(_ reason: ByeReason, handshaken: Bool, on link: Link) {
         guard let peer = peer(of: link) else { return }
-        logger.info("\(peer.name) (\(peer.id)) said bye: \(reason)")
+        logger.debug("\(peer.name) said bye: \(reason)", metadata: ["peer": "\(peer.id)"])
         guard handshaken, reason != .replaced, reason != .protocolError else { return }
         // It leaves the session: every path goes.
         peer.left = true
@@ -388,7 +389,7 @@ extension SessionCore {
         }
         let wasConnected = peer.state == .connected
         if wasConnected && !peer.left {
-            logger.info("lost \(peer.name) (\(peer.id))")
+            logger.debug("lost \(peer.name)", metadata: ["peer": "\(peer.id)"])
             events.yield(.peerLost(peer.id))
         }
         peer.active = nil

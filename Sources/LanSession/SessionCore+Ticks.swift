@@ -19,7 +19,9 @@ extension SessionCore {
             switch link.liveness.check(at: now) {
             case .dead:
                 let silence = (now - link.liveness.lastReceived).nanoseconds / 1_000_000
-                logger.info("\(link.hello?.displayName ?? "peer") silent for \(silence) ms on \(link.path); closing")
+                logger.debug(
+                    "\(link.hello?.displayName ?? "peer") silent for \(silence) ms; closing its link",
+                    metadata: ["path": "\(link.path)"])
                 close(link, reason: "silent")
             case .heartbeatDue:
                 write(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), on: link)

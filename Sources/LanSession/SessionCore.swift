@@ -28,7 +28,8 @@ final class SessionCore {
     var runState = RunState.idle
     /// The port of the transport that listens on the session's port (LAN), 0 before the start.
     var port = 0
-    var listeners: [any Channel] = []
+    /// The listening channel of each transport, by name.
+    var listeners: [String: any Channel] = [:]
     var datagramChannel: (any Channel)?
     var links: [ObjectIdentifier: Link] = [:]
     var peers: [PeerID: PeerRecord] = [:]
@@ -119,7 +120,7 @@ final class SessionCore {
             }
             .flatMap { (channel, port) -> EventLoopFuture<Void> in
                 let core = bound.value
-                core.listeners.append(channel)
+                core.listeners[transport.name] = channel
                 guard transport.carriesDatagrams else { return core.loop.makeSucceededVoidFuture() }
                 core.port = port
                 guard core.configuration.datagrams else { return core.loop.makeSucceededVoidFuture() }
@@ -140,7 +141,7 @@ final class SessionCore {
         }
         return EventLoopFuture.whenAllSucceed(listening, on: loop).flatMapError { error in
             let core = bound.value
-            for listener in core.listeners { listener.close(promise: nil) }
+            for listener in core.listeners.values { listener.close(promise: nil) }
             core.datagramChannel?.close(promise: nil)
             return core.loop.makeFailedFuture(error)
         }
@@ -150,7 +151,7 @@ final class SessionCore {
             core.ticker = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
                 _ in bound.value.tick()
             }
-            core.logger.info(
+            core.logger.debug(
                 "session started",
                 metadata: [
                     "session": "\(core.configuration.sessionName)", "name": "\(core.configuration.displayName)",
@@ -182,7 +183,7 @@ final class SessionCore {
             perform(link.machine.leave(.leaving), on: link)
             closing.append(link.channel.closeFuture.recover { _ in })
         }
-        for listener in listeners { closing.append(listener.close().recover { _ in }) }
+        for listener in listeners.values { closing.append(listener.close().recover { _ in }) }
         if let datagramChannel { closing.append(datagramChannel.close().recover { _ in }) }
         return EventLoopFuture.andAllComplete(closing, on: loop).map { [events] in
             events.finish()

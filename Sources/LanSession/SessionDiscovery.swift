@@ -56,7 +56,7 @@ public final class SessionDiscovery: Sendable {
             ServiceDescription(name: configuration.displayName, type: serviceType, port: UInt16(port), txt: record.txt),
             registrationTimeout: registrationTimeout)
         if let name = try? await publication.established() {
-            logger.info("advertising as \"\(name)\" (\(serviceType), port \(port))")
+            logger.debug("advertising as \"\(name)\"", metadata: ["type": "\(serviceType)", "port": "\(port)"])
         }
         // The registration lives until cancelled, renewed when it went missing from the network: at first after
         // twice the registration timeout, after three renewals that did not help only once a minute.

@@ -10,9 +10,10 @@ final class EventHub: Sendable {
 
     private let watchers = Watchers()
 
-    /// Starts pumping `events`; runs until they end.
-    func pump(_ events: AsyncStream<SessionEvent>) async {
+    /// Starts pumping `events`, each one seen by `observe` first; runs until they end.
+    func pump(_ events: AsyncStream<SessionEvent>, observe: (SessionEvent) -> Void = { _ in }) async {
         for await event in events {
+            observe(event)
             let targets = watchers.continuations.withLock { Array($0.values) }
             for continuation in targets { continuation.yield(event) }
         }

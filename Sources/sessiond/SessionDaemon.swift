@@ -146,7 +146,9 @@ struct SessionDaemon: AsyncParsableCommand {
         // Shut down in reverse order: the control socket and the advertisement go first, then the session says bye
         // to every peer, and the event pump ends with the session's events.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: EventPumpService(hub: hub, events: session.events), successTerminationBehavior: .ignore),
+            .init(
+                service: EventPumpService(hub: hub, events: session.events, logger: logger),
+                successTerminationBehavior: .ignore),
             .init(service: session),
         ]
         if let avahi {
@@ -175,9 +177,11 @@ struct SessionDaemon: AsyncParsableCommand {
 struct EventPumpService: Service {
     let hub: EventHub
     let events: AsyncStream<SessionEvent>
+    let logger: Logger
 
     func run() async throws {
-        await hub.pump(events)
+        let log = OperatorLog(logger: logger)
+        await hub.pump(events) { log.record($0) }
     }
 }
 

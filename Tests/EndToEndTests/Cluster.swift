@@ -13,8 +13,8 @@ final class Cluster {
     let lab: TestLab
     var daemons: [Int: HostProcess] = [:]
 
-    init(hosts: Int) throws {
-        lab = try TestLab.up(hosts)
+    init(hosts: Int, networks: Int = 1) throws {
+        lab = try TestLab.up(hosts, networks: networks)
     }
 
     deinit {

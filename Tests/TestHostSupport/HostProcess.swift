@@ -5,6 +5,7 @@ public final class HostProcess: @unchecked Sendable {
     private let child: ChildProcess
     private let lock = NSLock()
     private var lines: [[String: Any]] = []
+    private var times: [ContinuousClock.Instant] = []
     private var cursor = 0
     private var errorText = Data()
 
@@ -42,6 +43,11 @@ public final class HostProcess: @unchecked Sendable {
     /// JSON objects printed so far.
     public var events: [[String: Any]] { lock.withLock { lines } }
 
+    /// JSON objects printed so far, each with when it was read.
+    public var timedEvents: [(at: ContinuousClock.Instant, event: [String: Any])] {
+        lock.withLock { Array(zip(times, lines)).map { (at: $0.0, event: $0.1) } }
+    }
+
     /// What the process wrote on stderr, once it has exited.
     public var stderr: String { lock.withLock { String(decoding: errorText, as: UTF8.self) } }
 
@@ -78,6 +84,9 @@ public final class HostProcess: @unchecked Sendable {
     }
 
     private func append(_ object: [String: Any]) {
-        lock.withLock { lines.append(object) }
+        lock.withLock {
+            lines.append(object)
+            times.append(.now)
+        }
     }
 }

@@ -25,9 +25,11 @@ public struct TestLab: Sendable {
     /// How many hosts it has, numbered from 1.
     public let hostCount: Int
 
-    /// Creates `count` hosts and waits until each one's avahi-daemon runs.
-    public static func up(_ count: Int, ttl: Int = 300) throws -> TestLab {
-        let result = try run([script, "up", "\(count)", "--ttl", "\(ttl)"], timeout: 60)
+    /// Creates `count` hosts, on one network or two (eth0 = 10.77.0.I, eth1 = 10.78.0.I), and waits until each
+    /// one's avahi-daemon runs.
+    public static func up(_ count: Int, networks: Int = 1, ttl: Int = 300) throws -> TestLab {
+        let result = try run(
+            [script, "up", "\(count)", "--ttl", "\(ttl)", "--networks", "\(networks)"], timeout: 60)
         guard result.status == 0, let name = result.stdout.split(separator: "\n").last.map(String.init), !name.isEmpty
         else {
             throw TestLabError("scripts/testnet up \(count) failed (exit \(result.status)): \(result.stderr)")
@@ -40,9 +42,9 @@ public struct TestLab: Sendable {
         _ = try? Self.run([Self.script, "down", name], timeout: 30)
     }
 
-    /// Host `host`'s IPv4 address.
-    public func address(_ host: Int) throws -> String {
-        let result = try Self.run([Self.script, "addr", name, "\(host)"], timeout: 10)
+    /// Host `host`'s IPv4 address on network `network` (1 or 2).
+    public func address(_ host: Int, network: Int = 1) throws -> String {
+        let result = try Self.run([Self.script, "addr", name, "\(host)", "\(network)"], timeout: 10)
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -69,9 +71,9 @@ public struct TestLab: Sendable {
         }
     }
 
-    /// Takes host `host`'s network interface down or up, as a pulled cable or a lost Wi-Fi would.
-    public func setLink(_ host: Int, up: Bool) throws {
-        try ip(host, ["link", "set", "eth0", up ? "up" : "down"])
+    /// Takes one of host `host`'s network interfaces down or up, as a pulled cable or a lost Wi-Fi would.
+    public func setLink(_ host: Int, interface: String = "eth0", up: Bool) throws {
+        try ip(host, ["link", "set", interface, up ? "up" : "down"])
     }
 
     /// Cuts (or heals) the path between hosts `a` and `b` only: each drops what it sends to the other, while both

@@ -6,6 +6,11 @@
 # avahi-daemon that appeared in this namespace is stopped and reported as a failure.
 # Callers provide die() and call restore_policy from their EXIT trap.
 
+# Every build of the package's own code treats warnings as errors; the scripts share these flags so that one build
+# folder serves them all (a change of flags rebuilds everything).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+swift_build_flags=(-Xswiftc -warnings-as-errors)
+
 policy_backup=${policy_backup:-}
 policy_created=${policy_created:-0}
 

@@ -1,0 +1,89 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import Testing
+import WireCodec
+
+@testable import LanSession
+
+/// The pipeline of a link (frame decoder, link handler) wired to a session core, on an embedded channel: frames in,
+/// frames out, no sockets and no sleeps.
+@Suite("LinkHandler on an EmbeddedChannel")
+struct LinkHandlerTests {
+    let remote = PeerID(77)
+
+    /// A running core (its listeners are not needed here) and an accepted link to it, active.
+    func acceptedLink() throws -> (SessionCore, EmbeddedChannel) {
+        let loop = EmbeddedEventLoop()
+        let (_, continuation) = AsyncStream<SessionEvent>.makeStream()
+        let core = SessionCore(
+            configuration: SessionConfiguration(peerID: PeerID(1), displayName: "one", sessionName: "s"), loop: loop,
+            transports: [LANTransport()], logger: Logger(label: "test"), events: continuation)
+        core.runState = .running
+        let channel = EmbeddedChannel(loop: loop)
+        try core.setUpStream(channel, role: .acceptor, transport: LANTransport(), endpoint: nil, for: nil).wait()
+        try channel.connect(to: SocketAddress(ipAddress: "10.0.0.7", port: 40_000)).wait()
+        return (core, channel)
+    }
+
+    func send(_ message: Message, to channel: EmbeddedChannel) throws {
+        try channel.writeInbound(ByteBuffer(bytes: try StreamFraming.encode(message)))
+    }
+
+    /// Every frame the link wrote so far, decoded.
+    func written(_ channel: EmbeddedChannel) throws -> [Message] {
+        var decoder = StreamDecoder()
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+            decoder.append(contentsOf: Array(buffer.readableBytesView))
+        }
+        var messages: [Message] = []
+        while let message = try decoder.next() { messages.append(message) }
+        return messages
+    }
+
+    @Test("hello, invitation, accept and the leader's resume; after the peer's answer its commands are applied")
+    func handshakeAndCommands() throws {
+        let (core, channel) = try acceptedLink()
+        guard case .hello(let hello)? = try written(channel).first else {
+            Issue.record("the link did not open with a hello")
+            return
+        }
+        #expect(hello.peerID == PeerID(1))
+        try send(.hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")), to: channel)
+        try send(.invitation(Invitation()), to: channel)
+        let answer = try written(channel).filter { $0.kind != .ping }  // a first ping measures the round trip
+        // Accepted, and as the lower peer id this side activates the link at once.
+        #expect(answer.map(\.kind) == [.accept, .resume])
+        #expect(answer.last == .resume(Resume(received: 0, nextSequence: 1)))
+        #expect(core.peers[remote]?.state == .connecting)
+        try send(.resume(Resume(received: 0, nextSequence: 1)), to: channel)
+        #expect(core.peers[remote]?.state == .connected)
+        #expect(core.peers[remote]?.active?.path == PathKey(transport: "lan", address: "10.0.0.7"))
+        try send(.counterIncrement(count: 3), to: channel)
+        #expect(core.counter[remote] == 3)
+        // The peer's link is the one a redial would use: its address with the port it does not announce is unknown.
+        #expect(core.peers[remote]?.lastSucceeded.isEmpty == true)
+    }
+
+    @Test("a malformed frame closes that link with its peer's record settled; nothing reaches the counter")
+    func malformedFrame() throws {
+        let (core, channel) = try acceptedLink()
+        _ = try written(channel)
+        try send(.hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")), to: channel)
+        try channel.writeInbound(ByteBuffer(bytes: [0x02, 0x99, 0x00]))  // kind 0x99 does not exist
+        #expect(!channel.isActive)
+        #expect(core.links.isEmpty)
+        #expect(core.peers[remote]?.links.isEmpty == true)
+        #expect(core.counter.total == 0)
+    }
+
+    @Test("a command before the handshake is a protocol error: bye, then closed")
+    func commandBeforeHandshake() throws {
+        let (core, channel) = try acceptedLink()
+        _ = try written(channel)
+        try send(.counterIncrement(count: 1), to: channel)
+        #expect(try written(channel) == [.bye(.protocolError)])
+        #expect(!channel.isActive)
+        #expect(core.counter.total == 0)
+    }
+}

@@ -1,0 +1,242 @@
+import NIOCore
+import Testing
+import WireCodec
+
+@testable import LanSession
+
+@Suite("LinkStateMachine")
+struct LinkStateMachineTests {
+    let hello = Hello(peerID: PeerID(2), incarnation: 9, displayName: "two", sessionName: "s")
+    let invitation = Invitation(context: [1, 2], timeoutMilliseconds: 30_000)
+
+    /// A machine of `role` brought to ready through the whole handshake.
+    func ready(_ role: LinkStateMachine.Role, token: UInt64 = 42) -> LinkStateMachine {
+        var machine = LinkStateMachine(role: role)
+        _ = machine.received(.hello(hello))
+        _ = machine.admit(invitation: invitation)
+        switch role {
+        case .dialer:
+            _ = machine.received(.accept(Accept(linkToken: token)))
+        case .acceptor:
+            _ = machine.received(.invitation(invitation))
+            _ = machine.accept(token: token)
+        }
+        return machine
+    }
+
+    @Test("dialer: hello, identify, invitation, accept: ready with the acceptor's token")
+    func dialerHandshake() {
+        var machine = LinkStateMachine(role: .dialer)
+        #expect(machine.received(.hello(hello)) == [.identify(hello)])
+        #expect(machine.state == .identifying(hello))
+        #expect(machine.admit(invitation: invitation) == [.send(.invitation(invitation))])
+        #expect(machine.state == .awaitingAnswer(hello))
+        #expect(machine.received(.accept(Accept(linkToken: 7))) == [.ready(token: 7)])
+        #expect(machine.state == .ready(hello, token: 7))
+        #expect(machine.isHandshaken && !machine.isActive)
+    }
+
+    @Test("acceptor: hello, identify, wait for the invitation, consider it, accept with a token")
+    func acceptorHandshake() {
+        var machine = LinkStateMachine(role: .acceptor)
+        #expect(machine.received(.hello(hello)) == [.identify(hello)])
+        #expect(machine.admit(invitation: invitation).isEmpty)
+        #expect(machine.state == .awaitingInvitation(hello))
+        #expect(machine.received(.invitation(invitation)) == [.consider(invitation)])
+        #expect(machine.state == .deciding(hello))
+        #expect(machine.accept(token: 9) == [.send(.accept(Accept(linkToken: 9))), .ready(token: 9)])
+        #expect(machine.token == 9)
+    }
+
+    @Test("messages out of place are protocol errors: bye and close")
+    func violations() {
+        let cases: [(LinkStateMachine, Message)] = [
+            (LinkStateMachine(role: .dialer), .invitation(invitation)),
+            (LinkStateMachine(role: .acceptor), .accept(Accept(linkToken: 1))),
+            (LinkStateMachine(role: .acceptor), .resume(Resume(received: 0, nextSequence: 1))),
+            (LinkStateMachine(role: .acceptor), .counterIncrement(count: 1)),
+            (LinkStateMachine(role: .acceptor), .ack(sequence: 1)),
+            (ready(.dialer), .hello(hello)),
+            (ready(.acceptor), .invitation(invitation)),
+        ]
+        for (start, message) in cases {
+            var machine = start
+            let actions = machine.received(message)
+            #expect(actions.first == .send(.bye(.protocolError)), "\(message.kind) in \(start.state)")
+            #expect(machine.isClosed)
+            // Whatever else arrives is ignored.
+            #expect(machine.received(.ping(Ping(nonce: 1, timestamp: 2))).isEmpty)
+        }
+    }
+
+    @Test("a standby link delivers control messages and drops commands; the active one delivers both")
+    func standbyAndActive() {
+        var machine = ready(.acceptor)
+        #expect(
+            machine.received(.ping(Ping(nonce: 1, timestamp: 2))) == [.deliver(.ping(Ping(nonce: 1, timestamp: 2)))])
+        #expect(machine.received(.ack(sequence: 3)) == [.deliver(.ack(sequence: 3))])
+        #expect(machine.received(.counterIncrement(count: 4)) == [.dropStale(.counterIncrement)])
+        // The leader activates it.
+        let resume = Resume(received: 5, nextSequence: 6)
+        #expect(machine.received(.resume(resume)) == [.activatedByPeer(resume)])
+        #expect(
+            machine.respond(Resume(received: 1, nextSequence: 2)) == [
+                .send(.resume(Resume(received: 1, nextSequence: 2)))
+            ])
+        #expect(machine.isActive)
+        #expect(machine.received(.counterIncrement(count: 4)) == [.deliver(.counterIncrement(count: 4))])
+        // Another link takes over: a standby again.
+        machine.deactivate()
+        #expect(machine.received(.counterIncrement(count: 5)) == [.dropStale(.counterIncrement)])
+    }
+
+    @Test("leader: activating holds until the answer, then the link is active")
+    func leaderActivation() {
+        var machine = ready(.dialer)
+        let mine = Resume(received: 10, nextSequence: 20)
+        #expect(machine.activate(mine) == [.send(.resume(mine))])
+        #expect(machine.isActivating && !machine.isActive)
+        // A command that crossed the activation is not counted: it is resent after the answer.
+        #expect(machine.received(.counterIncrement(count: 1)) == [.dropStale(.counterIncrement)])
+        let theirs = Resume(received: 19, nextSequence: 11)
+        #expect(machine.received(.resume(theirs)) == [.activationAnswered(theirs)])
+        #expect(machine.isActive)
+        // Activating twice is a no-op.
+        #expect(machine.activate(mine).isEmpty)
+    }
+
+    @Test("bye: a departure once handshaken, a refusal before; decline: a reason; both close")
+    func byeAndDecline() {
+        var handshaken = ready(.dialer)
+        #expect(
+            handshaken.received(.bye(.leaving)) == [
+                .peerSaidBye(.leaving, wasHandshaken: true), .close("bye (leaving)"),
+            ])
+        var early = LinkStateMachine(role: .dialer)
+        _ = early.received(.hello(hello))
+        #expect(
+            early.received(.bye(.leaving)) == [.peerSaidBye(.leaving, wasHandshaken: false), .close("bye (leaving)")])
+        var declined = LinkStateMachine(role: .dialer)
+        _ = declined.received(.hello(hello))
+        _ = declined.admit(invitation: invitation)
+        #expect(declined.received(.decline(.full)) == [.declined(.full), .close("declined (full)")])
+        #expect(declined.isClosed)
+    }
+
+    @Test("leaving says bye on a handshaken link and declines a link in its handshake")
+    func leaving() {
+        var handshaken = ready(.acceptor)
+        #expect(handshaken.leave(.replaced) == [.send(.bye(.replaced)), .close("bye (replaced)")])
+        var early = LinkStateMachine(role: .acceptor)
+        _ = early.received(.hello(hello))
+        #expect(early.leave(.replaced) == [.send(.decline(.duplicateLink)), .close("replaced during the handshake")])
+        #expect(early.leave(.leaving).isEmpty, "closed once")
+    }
+
+    @Test("deadlines: a hello within the hello timeout, the handshake within the handshake timeout")
+    func deadlines() {
+        var silent = LinkStateMachine(role: .acceptor)
+        #expect(
+            silent.tick(openFor: .milliseconds(1_900), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32))
+                .isEmpty)
+        #expect(
+            silent.tick(openFor: .milliseconds(2_100), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32))
+                == [.close("no hello within 2 s")])
+        var deciding = LinkStateMachine(role: .acceptor)
+        _ = deciding.received(.hello(hello))
+        _ = deciding.admit(invitation: invitation)
+        _ = deciding.received(.invitation(invitation))
+        #expect(
+            deciding.tick(openFor: .seconds(20), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32)).isEmpty,
+            "a person may be deciding")
+        #expect(
+            !deciding.tick(openFor: .seconds(33), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32)).isEmpty)
+        var handshaken = ready(.dialer)
+        #expect(
+            handshaken.tick(openFor: .seconds(3_600), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32)).isEmpty
+        )
+    }
+}
+
+@Suite("PathSelector")
+struct PathSelectorTests {
+    let selector = PathSelector(priority: ["lan", "rfcomm"], silence: .milliseconds(750), hysteresis: .seconds(3))
+    let start = NIODeadline.uptimeNanoseconds(1_000_000_000_000)
+
+    final class Token {}
+    let lan = Token()
+    let lan2 = Token()
+    let bt = Token()
+
+    func candidate(
+        _ token: Token, _ transport: String, rtt: Int?, up: TimeAmount, silent: TimeAmount = .zero,
+        at now: NIODeadline
+    ) -> PathSelector.Candidate {
+        PathSelector.Candidate(
+            id: ObjectIdentifier(token), transport: transport, rtt: rtt.map { .microseconds(Int64($0)) },
+            readySince: now - up, lastReceived: now - silent)
+    }
+
+    @Test("without an active link the best healthy one is activated: preferred transport, then round trip")
+    func firstChoice() {
+        let now = start
+        let candidates = [
+            candidate(bt, "rfcomm", rtt: 900, up: .seconds(10), at: now),
+            candidate(lan, "lan", rtt: 300, up: .zero, at: now),
+            candidate(lan2, "lan", rtt: 200, up: .zero, at: now),
+        ]
+        #expect(selector.decide(active: nil, candidates: candidates, now: now) == .activate(ObjectIdentifier(lan2)))
+        #expect(selector.decide(active: nil, candidates: [], now: now) == .keep)
+    }
+
+    @Test("a silent active link hands over at once; a healthy one keeps its traffic")
+    func silence() {
+        let now = start
+        var candidates = [
+            candidate(lan, "lan", rtt: 300, up: .seconds(60), silent: .milliseconds(800), at: now),
+            candidate(bt, "rfcomm", rtt: 1_500, up: .seconds(60), at: now),
+        ]
+        #expect(
+            selector.decide(active: ObjectIdentifier(lan), candidates: candidates, now: now)
+                == .activate(ObjectIdentifier(bt)))
+        candidates[0] = candidate(lan, "lan", rtt: 300, up: .seconds(60), silent: .milliseconds(700), at: now)
+        #expect(selector.decide(active: ObjectIdentifier(lan), candidates: candidates, now: now) == .keep)
+        // Nothing healthy at all: wait.
+        let allSilent = [candidate(bt, "rfcomm", rtt: 1, up: .seconds(60), silent: .seconds(1), at: now)]
+        #expect(selector.decide(active: ObjectIdentifier(lan), candidates: allSilent, now: now) == .keep)
+    }
+
+    @Test("a better path that came back takes the traffic only after the hysteresis")
+    func hysteresis() {
+        let now = start
+        let justBack = [
+            candidate(bt, "rfcomm", rtt: 1_500, up: .seconds(60), at: now),
+            candidate(lan, "lan", rtt: 300, up: .seconds(2), at: now),
+        ]
+        #expect(selector.decide(active: ObjectIdentifier(bt), candidates: justBack, now: now) == .keep)
+        let proved = [
+            candidate(bt, "rfcomm", rtt: 1_500, up: .seconds(60), at: now),
+            candidate(lan, "lan", rtt: 300, up: .seconds(3), at: now),
+        ]
+        #expect(
+            selector.decide(active: ObjectIdentifier(bt), candidates: proved, now: now)
+                == .activate(ObjectIdentifier(lan)))
+    }
+
+    @Test("two paths of one transport do not take turns: only a round trip under half moves the traffic")
+    func noFlapping() {
+        let now = start
+        let similar = [
+            candidate(lan, "lan", rtt: 300, up: .seconds(60), at: now),
+            candidate(lan2, "lan", rtt: 200, up: .seconds(60), at: now),
+        ]
+        #expect(selector.decide(active: ObjectIdentifier(lan), candidates: similar, now: now) == .keep)
+        let muchFaster = [
+            candidate(lan, "lan", rtt: 300, up: .seconds(60), at: now),
+            candidate(lan2, "lan", rtt: 100, up: .seconds(60), at: now),
+        ]
+        #expect(
+            selector.decide(active: ObjectIdentifier(lan), candidates: muchFaster, now: now)
+                == .activate(ObjectIdentifier(lan2)))
+    }
+}
