@@ -28,6 +28,12 @@ let package = Package(
             pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]
         ),
+        // BlueZ's headers and libbluetooth, used only by the RFCOMM transport.
+        .systemLibrary(
+            name: "CBluetooth",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
         // mDNS/DNS-SD through the Avahi daemon.
         .target(
             name: "AvahiDiscovery",
@@ -39,6 +45,7 @@ let package = Package(
             dependencies: [
                 "WireCodec",
                 "AvahiDiscovery",
+                "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -109,6 +116,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/Chaos"
+        ),
+        // Checks and measurements inside the Bluetooth lab's VM (scripts/btlab).
+        .executableTarget(
+            name: "lansession-btlab",
+            dependencies: [
+                "LanSession", "CBluetooth", "TestHostSupport", "SessionControl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/BluetoothLab"
         ),
         // sessiond and session-client, the real binaries, on test hosts.
         .testTarget(name: "EndToEndTests", dependencies: ["TestHostSupport", "SessionControl"]),

@@ -4,7 +4,8 @@ import WireCodec
 /// What a session advertises in its DNS-SD TXT record, and how a browser reads it back.
 ///
 /// Keys: `v` protocol version, `id` peer id (16 hex digits), `s` session name, `u` UDP port (0: none), `n` display
-/// name. Short keys keep the record small (RFC 6763 section 6.2 recommends well under 200 bytes).
+/// name, and when the node has Bluetooth `bt` its adapter's address and `btch` its RFCOMM channel. Short keys keep
+/// the record small (RFC 6763 section 6.2 recommends well under 200 bytes).
 public struct DiscoveryRecord: Hashable, Sendable {
     /// The advertiser's protocol version.
     public var protocolVersion: UInt32
@@ -16,12 +17,15 @@ public struct DiscoveryRecord: Hashable, Sendable {
     public var datagramPort: UInt16
     /// Its display name.
     public var displayName: String
+    /// Its Bluetooth adapter's address and RFCOMM channel, when it listens on RFCOMM.
+    public var bluetooth: Endpoint?
 
     /// Creates a record.
     public init(
         protocolVersion: UInt32 = Wire.protocolVersion, peerID: PeerID, sessionName: String, datagramPort: UInt16,
-        displayName: String
+        displayName: String, bluetooth: Endpoint? = nil
     ) {
+        self.bluetooth = bluetooth
         self.protocolVersion = protocolVersion
         self.peerID = peerID
         self.sessionName = sessionName
@@ -31,10 +35,15 @@ public struct DiscoveryRecord: Hashable, Sendable {
 
     /// The TXT record.
     public var txt: [String: String] {
-        [
+        var txt = [
             "v": "\(protocolVersion)", "id": peerID.description, "s": sessionName, "u": "\(datagramPort)",
             "n": displayName,
         ]
+        if let bluetooth {
+            txt["bt"] = bluetooth.host
+            txt["btch"] = "\(bluetooth.port)"
+        }
+        return txt
     }
 
     /// Reads a TXT record; nil when a required key is missing or malformed.
@@ -42,9 +51,15 @@ public struct DiscoveryRecord: Hashable, Sendable {
         guard let version = txt["v"].flatMap({ UInt32($0) }), let id = txt["id"].flatMap({ PeerID(hex: $0) }),
             let session = txt["s"]
         else { return nil }
+        var bluetooth: Endpoint?
+        if let address = txt["bt"], address.utf8.count == 17, let channel = txt["btch"].flatMap({ Int($0) }),
+            RFCOMMTransport.channels.contains(channel)
+        {
+            bluetooth = Endpoint(transport: RFCOMMTransport.name, host: address.uppercased(), port: channel)
+        }
         self.init(
             protocolVersion: version, peerID: id, sessionName: session,
-            datagramPort: txt["u"].flatMap { UInt16($0) } ?? 0, displayName: txt["n"] ?? "")
+            datagramPort: txt["u"].flatMap { UInt16($0) } ?? 0, displayName: txt["n"] ?? "", bluetooth: bluetooth)
     }
 
     /// Why a discovered service is not a peer to dial, or nil when it is.

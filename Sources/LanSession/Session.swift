@@ -93,11 +93,7 @@ public final class Session: Sendable {
         get async {
             (try? await call { core in
                 core.transports.compactMap { transport in
-                    core.listeners[transport.name]?.localAddress.flatMap { address in
-                        address.port.map {
-                            Endpoint(transport: transport.name, host: address.ipAddress ?? "?", port: $0)
-                        }
-                    }
+                    core.listeners[transport.name].flatMap { transport.localEndpoint(of: $0, port: core.port) }
                 }
             }) ?? []
         }
@@ -175,8 +171,27 @@ public final class Session: Sendable {
 
     /// Measures one round trip to `peer`, on its reliable link or (when datagrams get through) its unreliable
     /// channel, with `payloadSize` bytes of padding in the ping and its pong.
-    public func ping(_ peer: PeerID, unreliable: Bool = false, payloadSize: Int = 0) async throws -> TimeAmount {
-        try await run { $0.ping(peer, unreliable: unreliable, payloadSize: payloadSize) }
+    ///
+    /// With `transport`, the round trip goes on the peer's link of that transport, active or standby (the unreliable
+    /// channel of a transport without datagrams is its link).
+    public func ping(
+        _ peer: PeerID, unreliable: Bool = false, payloadSize: Int = 0, transport: String? = nil
+    ) async throws -> TimeAmount {
+        try await run { $0.ping(peer, unreliable: unreliable, payloadSize: payloadSize, transport: transport) }
+    }
+
+    /// Measures `count` round trips to `peer` back to back, as ``ping(_:unreliable:payloadSize:transport:)`` does one:
+    /// each ping leaves as the previous pong arrives, on the session's event loop, so the figures hold no thread hop.
+    public func measureRoundTrips(
+        to peer: PeerID, count: Int, unreliable: Bool = false, payloadSize: Int = 0, transport: String? = nil
+    ) async throws -> [TimeAmount] {
+        guard (1...1_000_000).contains(count) else {
+            throw SessionError(.invalidArgument, "count must be 1...1000000")
+        }
+        return try await run { core in
+            core.measureRoundTrips(
+                peer, count: count, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
+        }
     }
 
     /// Invitations waiting for an answer (with ``InvitationPolicy/ask``).

@@ -94,14 +94,23 @@ extension SessionCore {
         broadcastSequenced(.drop(drop))
     }
 
-    /// Measures one round trip to `peer` on the given channel.
-    func ping(_ id: PeerID, unreliable: Bool, payloadSize: Int = 0) -> EventLoopFuture<TimeAmount> {
+    /// Measures one round trip to `peer` on the given channel: on its link of `transport` (any handshaken one,
+    /// active or standby), or on its active link.
+    func ping(
+        _ id: PeerID, unreliable: Bool, payloadSize: Int = 0, transport: String? = nil
+    ) -> EventLoopFuture<TimeAmount> {
         guard (0...Wire.maxPingPayloadLength).contains(payloadSize) else {
             return loop.makeFailedFuture(
                 SessionError(.invalidArgument, "ping payload must be 0...\(Wire.maxPingPayloadLength) bytes"))
         }
-        guard let peer = peers[id], peer.isConnected, let link = peer.dataLink ?? peer.handshakenLinks.first else {
+        guard let peer = peers[id], peer.isConnected else {
             return loop.makeFailedFuture(SessionError(.noSuchPeer, "\(id) is not connected"))
+        }
+        let candidates = [peer.dataLink].compactMap { $0 } + peer.handshakenLinks
+        guard let link = candidates.first(where: { transport == nil || $0.transport.name == transport }) else {
+            let have = Set(peer.handshakenLinks.map(\.transport.name)).sorted().joined(separator: ", ")
+            return loop.makeFailedFuture(
+                SessionError(.noSuchPeer, "\(peer.name) has no \(transport ?? "") link (it has: \(have))"))
         }
         let nonce = nextNonce
         nextNonce &+= 1
@@ -116,12 +125,34 @@ extension SessionCore {
         pendingPings[nonce] = PendingPing(promise: promise, sentAt: now, timeout: timeout)
         let ping = Message.ping(
             Ping(nonce: nonce, timestamp: nowMicros(now), payload: [UInt8](repeating: 0, count: payloadSize)))
-        if unreliable && peer.route == .udp {
+        if unreliable && peer.route == .udp && link === peer.dataLink {
             sendDatagram(ping, to: peer)
         } else {
             write(ping, on: link)
         }
         return promise.futureResult
+    }
+
+    /// `count` round trips, each ping sent from the loop as the previous pong arrives.
+    func measureRoundTrips(
+        _ id: PeerID, count: Int, unreliable: Bool, payloadSize: Int, transport: String?
+    ) -> EventLoopFuture<[TimeAmount]> {
+        final class Series {
+            var samples: [TimeAmount] = []
+        }
+        let series = Series()
+        series.samples.reserveCapacity(count)
+        func step(_ remaining: Int) -> EventLoopFuture<[TimeAmount]> {
+            guard remaining > 0 else { return loop.makeSucceededFuture(series.samples) }
+            return ping(id, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
+                .assumeIsolated()
+                .flatMap { roundTrip in
+                    series.samples.append(roundTrip)
+                    return step(remaining - 1)
+                }
+                .nonisolated()
+        }
+        return step(count)
     }
 
     /// A pong on a stream link: a measurement's answer, or a heartbeat's round trip on that path.

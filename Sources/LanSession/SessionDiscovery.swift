@@ -49,9 +49,11 @@ public final class SessionDiscovery: Sendable {
     private func advertise(on connection: AvahiConnection) async throws {
         let configuration = session.configuration
         let port = await session.port
+        let bluetooth = await session.listeningEndpoints.first { $0.transport == RFCOMMTransport.name }
         let record = DiscoveryRecord(
             peerID: configuration.peerID, sessionName: configuration.sessionName,
-            datagramPort: configuration.datagrams ? UInt16(port) : 0, displayName: configuration.displayName)
+            datagramPort: configuration.datagrams ? UInt16(port) : 0, displayName: configuration.displayName,
+            bluetooth: bluetooth)
         let publication = try await connection.register(
             ServiceDescription(name: configuration.displayName, type: serviceType, port: UInt16(port), txt: record.txt),
             registrationTimeout: registrationTimeout)
@@ -106,7 +108,7 @@ public final class SessionDiscovery: Sendable {
                     try? await session.vanished(record: service.name)  // it may have named a peer before
                     continue
                 }
-                let endpoints = service.endpoints
+                let endpoints = service.endpoints + (found.bluetooth.map { [$0] } ?? [])
                 logger.debug("discovered \(service.name) (\(found.peerID)) at \(endpoints)")
                 try? await session.discovered(
                     endpoints, peerID: found.peerID, name: found.displayName, record: service.name)

@@ -34,7 +34,11 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         self.init(host: String(host), port: port)
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    /// "HOST:PORT" ("[ADDRESS]:PORT" for IPv6); "ADDRESS/CHANNEL" for RFCOMM.
+    public var description: String {
+        if transport == "rfcomm" { return "\(host)/\(port)" }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 }
 
 /// A way of reaching peers. Each transport gives byte-stream channels for the reliable link, and may give a
@@ -73,11 +77,20 @@ public protocol Transport: Sendable {
     /// The remote address a connected channel leads to (an IP address, a device address), which tells one path to
     /// a peer from another; nil when the channel has none.
     func pathAddress(of channel: any Channel) -> String?
+
+    /// Where peers reach this transport's listener (which listens on `port`); nil when that is not known.
+    func localEndpoint(of listener: any Channel, port: Int) -> Endpoint?
 }
 
 extension Transport {
     /// The remote IP address, for transports on IP.
     public func pathAddress(of channel: any Channel) -> String? {
         channel.remoteAddress?.ipAddress
+    }
+
+    /// The listener's local IP address and port, for transports on IP (`0.0.0.0` when it listens on every
+    /// interface).
+    public func localEndpoint(of listener: any Channel, port: Int) -> Endpoint? {
+        listener.localAddress.map { Endpoint(transport: name, host: $0.ipAddress ?? "?", port: $0.port ?? port) }
     }
 }

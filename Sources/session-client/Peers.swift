@@ -16,15 +16,16 @@ struct Peers: RequestCommand {
             return
         }
         var table = TextTable(
-            headers: ["PEER ID", "NAME", "STATE", "TRANSPORT", "ADDRESS", "STANDBY", "PLAYER", "RTT", "UNRELIABLE"],
-            rightAligned: [5, 6, 7]
+            headers: ["PEER ID", "NAME", "STATE", "TRANSPORT", "ADDRESS", "PLAYER", "RTT", "UNRELIABLE", "LINKS"],
+            rightAligned: [5, 6]
         )
         for peer in result.sorted(by: { ($0.name, $0.peerID) < ($1.name, $1.peerID) }) {
-            // The active link's transport and address, and how many other paths stand by.
-            let standby = peer.links.filter { $0.state == "standby" }.count
+            // The active link's transport and address, then every link per transport: "lan active, rfcomm standby".
+            let links = peer.links.map { "\($0.transport) \($0.state)" }.joined(separator: ", ")
             table.rows.append([
-                peer.peerID, peer.name, peer.state, peer.transport, peer.address ?? "-", "\(standby)",
+                peer.peerID, peer.name, peer.state, peer.transport, peer.address ?? "-",
                 peer.playerIndex.map(String.init) ?? "-", peer.rttMicros.map(Self.rtt) ?? "-", peer.unreliable,
+                links.isEmpty ? "-" : links,
             ])
         }
         Output.lines(table.render())

@@ -99,7 +99,10 @@ struct ControlDispatcher: Sendable {
     private func bench(_ request: ControlRequest) async throws -> Data {
         guard let wanted = request.peer else { return Self.failure("bench needs a peer (peer id or name)") }
         let transport = request.transport ?? LANTransport.name
-        guard transport == LANTransport.name else { return Self.failure("unknown transport \"\(transport)\"") }
+        let known = await session.listeningEndpoints.map(\.transport)
+        guard known.contains(transport) else {
+            return Self.failure("no \(transport) transport here (this daemon runs: \(known.joined(separator: ", ")))")
+        }
         let channel = request.channel ?? "reliable"
         guard channel == "reliable" || channel == "unreliable" else {
             return Self.failure("channel must be reliable or unreliable")
@@ -112,7 +115,8 @@ struct ControlDispatcher: Sendable {
             return Self.failure("no connected peer \"\(wanted)\"")
         }
         let unreliable = channel == "unreliable"
-        if unreliable && peer.unreliable != .udp {
+        let isActiveTransport = peer.links.first?.transport == transport
+        if unreliable && isActiveTransport && peer.unreliable != .udp && transport == LANTransport.name {
             return Self.failure("datagrams do not get through to \(peer.name) (\(peer.unreliable.rawValue))")
         }
         // The ping frame without payload; the payload pads it to the requested size.
@@ -121,10 +125,11 @@ struct ControlDispatcher: Sendable {
         let size = try StreamFraming.frameSize(
             of: .ping(Ping(nonce: 1_000, timestamp: 1 << 32, payload: [UInt8](repeating: 0, count: payload))))
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        for _ in 0..<count {
-            let roundTrip = try await session.ping(peer.peerID, unreliable: unreliable, payloadSize: payload)
-            histogram.record(UInt64(max(0, roundTrip.nanoseconds)))
-        }
+        // The series runs on the session's event loop, each ping sent as the previous pong arrives: what is measured
+        // is the path from socket to socket, not a hop between threads per round trip.
+        let roundTrips = try await session.measureRoundTrips(
+            to: peer.peerID, count: count, unreliable: unreliable, payloadSize: payload, transport: transport)
+        for roundTrip in roundTrips { histogram.record(UInt64(max(0, roundTrip.nanoseconds))) }
         func micros(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 100).rounded() / 10 }
         return Self.reply(
             BenchResult(

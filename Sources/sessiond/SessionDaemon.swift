@@ -33,6 +33,18 @@ struct SessionDaemon: AsyncParsableCommand {
     @Option(help: "Control socket path.") var control: String?
     @Option(help: "Directory for the peer id and the counter.") var stateDir: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+    @Option(help: "Transports: lan, rfcomm (Bluetooth classic) or all.") var transport = TransportChoice.lan
+    @Option(help: "Bluetooth adapter for RFCOMM, e.g. hci0 (default: the first adapter).") var btAdapter: String?
+    @Option(help: "RFCOMM channel to listen on (1...30).") var btChannel = 5
+    @Option(name: .customLong("bt-peer"), help: "A peer to dial over RFCOMM at ADDRESS[/CHANNEL] (repeatable).")
+    var btPeers: [String] = []
+
+    /// Which transports the daemon runs.
+    enum TransportChoice: String, ExpressibleByArgument, CaseIterable {
+        case lan
+        case rfcomm
+        case all
+    }
 
     /// Bad arguments: one line, exit 2 (not the parser's usual 64).
     static func main() async {
@@ -63,6 +75,15 @@ struct SessionDaemon: AsyncParsableCommand {
         }
         for peer in peers where Endpoint(parsing: peer) == nil {
             throw ValidationError("--peer \(peer) is not HOST:PORT")
+        }
+        guard RFCOMMTransport.channels.contains(btChannel) else {
+            throw ValidationError("--bt-channel must be 1...30, got \(btChannel)")
+        }
+        for peer in btPeers where Self.bluetoothEndpoint(peer, defaultChannel: btChannel) == nil {
+            throw ValidationError("--bt-peer \(peer) is not ADDRESS[/CHANNEL] (AA:BB:CC:DD:EE:FF, channel 1...30)")
+        }
+        if transport == .rfcomm && !noDiscovery {
+            throw ValidationError("--transport rfcomm needs --no-discovery (DNS-SD runs on the LAN; use all for both)")
         }
         if noDiscovery && peers.isEmpty {
             // Allowed: other daemons may dial this one.
@@ -120,15 +141,31 @@ struct SessionDaemon: AsyncParsableCommand {
             host: listen, port: port, maxPeers: maxPeers, invitationPolicy: accept == "ask" ? .ask : .acceptAll)
         configuration.initialCounts = [peerID: identity.localCount]
         configuration.localCountStore = store  // saved before sent: a failed save counts nowhere
-        let session = try Session(configuration: configuration, logger: logger)
+        configuration.transportPriority = [LANTransport.name, RFCOMMTransport.name]
+        var transports: [any Transport] = transport == .rfcomm ? [] : [LANTransport()]
+        if transport != .lan {
+            do {
+                transports.append(try RFCOMMTransport(adapter: btAdapter, channel: btChannel))
+            } catch {
+                guard transport == .all else { throw error }
+                logger.notice("no Bluetooth: \(error.message); carrying on with LAN only")
+            }
+        }
+        let session = try Session(configuration: configuration, transports: transports, logger: logger)
         let boundPort: Int
         do {
             boundPort = try await session.start()
         } catch {
             await session.stop()
-            throw DaemonError("cannot listen on \(listen):\(port): \(error)")
+            let where_ = transports.map { $0.name == LANTransport.name ? "\(listen):\(port)" : $0.name }
+            throw DaemonError("cannot listen on \(where_.joined(separator: " and ")): \(error)")
         }
         for peer in peers { try await session.connect(to: Endpoint(parsing: peer)!) }
+        if transports.contains(where: { $0.name == RFCOMMTransport.name }) {
+            for peer in btPeers {
+                try await session.connect(to: Self.bluetoothEndpoint(peer, defaultChannel: btChannel)!)
+            }
+        }
 
         let hub = EventHub()
         let dispatcher = ControlDispatcher(session: session, hub: hub, logger: logger)
@@ -166,6 +203,18 @@ struct SessionDaemon: AsyncParsableCommand {
         logger.info("stopped")
     }
 
+    /// "ADDRESS[/CHANNEL]" as an RFCOMM endpoint.
+    static func bluetoothEndpoint(_ text: String, defaultChannel: Int) -> Endpoint? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts[0].utf8.count == 17,
+            parts[0].split(separator: ":").count == 6,
+            parts[0].split(separator: ":").allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil })
+        else { return nil }
+        let channel = parts.count == 2 ? Int(parts[1]) : defaultChannel
+        guard let channel, RFCOMMTransport.channels.contains(channel) else { return nil }
+        return Endpoint(transport: RFCOMMTransport.name, host: parts[0].uppercased(), port: channel)
+    }
+
     static func defaultStateDirectory(_ environment: [String: String], _ uid: UInt32) -> String {
         if uid == 0 { return "/var/lib/lansession" }
         if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/lansession" }
@@ -181,7 +230,8 @@ struct EventPumpService: Service {
 
     func run() async throws {
         let log = OperatorLog(logger: logger)
-        await hub.pump(events) { log.record($0) }
+        await hub.pump(events) { log.record($0) }  // ends when the session stopped
+        try? await gracefulShutdown()  // the group shuts services down in turn: wait for this one's
     }
 }
 

@@ -39,6 +39,32 @@ struct DiscoveryRecordTests {
         #expect(future.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles") != nil)
     }
 
+    @Test("a Bluetooth adapter and channel travel as bt and btch; malformed ones are ignored")
+    func bluetooth() {
+        var withBluetooth = record
+        withBluetooth.bluetooth = Endpoint(transport: "rfcomm", host: "00:AA:01:00:00:00", port: 5)
+        #expect(withBluetooth.txt["bt"] == "00:AA:01:00:00:00" && withBluetooth.txt["btch"] == "5")
+        #expect(DiscoveryRecord(txt: withBluetooth.txt)?.bluetooth == withBluetooth.bluetooth)
+        for (address, channel) in [("00:AA:01:00:00", "5"), ("00:AA:01:00:00:00", "31"), ("00:AA:01:00:00:00", "x")] {
+            var txt = record.txt
+            txt["bt"] = address
+            txt["btch"] = channel
+            #expect(DiscoveryRecord(txt: txt)?.bluetooth == nil, "\(address)/\(channel)")
+        }
+        #expect(record.txt["bt"] == nil)
+        #expect(Endpoint(transport: "rfcomm", host: "00:AA:01:00:00:00", port: 5).description == "00:AA:01:00:00:00/5")
+    }
+
+    @Test("without Bluetooth in the kernel, asking for adapters says so in one sentence")
+    func bluetoothAdapters() {
+        do {
+            let adapters = try RFCOMMTransport.adapters()
+            #expect(adapters.allSatisfy { $0.name.hasPrefix("hci") && $0.address.count == 17 })
+        } catch {
+            #expect(error.message.contains("no Bluetooth") || error.message.contains("Bluetooth socket"), "\(error)")
+        }
+    }
+
     @Test("every address is an endpoint, IPv4 first, and link-local IPv6 keeps its interface")
     func endpoints() {
         let v6 = ServiceAddress(address: "fe80::1", family: .ipv6, interfaceIndex: 2, interfaceName: "eth0")

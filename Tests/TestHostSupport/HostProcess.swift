@@ -37,6 +37,11 @@ public final class HostProcess: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Starts `arguments` on this machine (not in a test host).
+    public static func local(_ arguments: [String]) throws -> HostProcess {
+        try HostProcess(arguments: arguments)
+    }
+
     /// The process's pid (the command itself: `scripts/testnet exec` replaces itself with it).
     public var pid: Int32 { child.pid }
 
@@ -50,6 +55,9 @@ public final class HostProcess: @unchecked Sendable {
 
     /// What the process wrote on stderr, once it has exited.
     public var stderr: String { lock.withLock { String(decoding: errorText, as: UTF8.self) } }
+
+    /// Its exit status, once it has exited (128 + the signal when a signal ended it); -1 while it runs.
+    public var exitStatus: Int32 { child.poll() ?? -1 }
 
     /// Whether the process still runs.
     public var isRunning: Bool { child.poll() == nil }

@@ -1,0 +1,11 @@
+#ifndef LANSESSION_CBLUETOOTH_SHIM_H
+#define LANSESSION_CBLUETOOTH_SHIM_H
+
+#include <sys/socket.h>
+#include <poll.h>
+#include <bluetooth/bluetooth.h>
+#include <bluetooth/rfcomm.h>
+#include <bluetooth/hci.h>
+#include <bluetooth/hci_lib.h>
+
+#endif
