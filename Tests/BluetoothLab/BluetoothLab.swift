@@ -281,8 +281,9 @@ struct Check: AsyncParsableCommand {
             ])
         let b = try Daemon(
             "b2", ["--transport", "all", "--port", "47002", "--bt-adapter", "hci1", "--bt-channel", "6"])
+        var silenced = false
         defer {
-            shell(["tc", "qdisc", "del", "dev", "lo", "root"])
+            if silenced { shell(["tc", "qdisc", "del", "dev", "lo", "root"]) }
             a.stop()
             b.stop()
         }
@@ -308,12 +309,14 @@ struct Check: AsyncParsableCommand {
                 guard shell(["tc", "qdisc", "add", "dev", "lo", "root", "netem", "loss", "100%"]) else {
                     return outcomes + [Outcome(check: "silence the LAN path", passed: false, detail: "tc failed")]
                 }
+                silenced = true
                 silencedAt = .now
                 log("LAN silenced (all loopback traffic dropped)")
             }
             if index == 1_000 {
                 onRFCOMM = states(a, idB).first == "rfcomm active"
                 shell(["tc", "qdisc", "del", "dev", "lo", "root"])
+                silenced = false
                 restoredAt = .now
                 log("LAN back")
             }
