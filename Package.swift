@@ -5,6 +5,7 @@ let package = Package(
     name: "LanSession",
     products: [
         .library(name: "WireCodec", targets: ["WireCodec"]),
+        .library(name: "LinkCrypto", targets: ["LinkCrypto"]),
         .library(name: "AvahiDiscovery", targets: ["AvahiDiscovery"]),
         .library(name: "LanSession", targets: ["LanSession"]),
         .library(name: "SessionControl", targets: ["SessionControl"]),
@@ -18,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // The binary codec every other layer speaks. Dependency-free on purpose.
@@ -34,6 +36,11 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
+        // The secret handshake and the sealing of links, on swift-crypto; no I/O.
+        .target(
+            name: "LinkCrypto",
+            dependencies: ["WireCodec", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // mDNS/DNS-SD through the Avahi daemon.
         .target(
             name: "AvahiDiscovery",
@@ -44,6 +51,7 @@ let package = Package(
             name: "LanSession",
             dependencies: [
                 "WireCodec",
+                "LinkCrypto",
                 "AvahiDiscovery",
                 "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
@@ -81,10 +89,12 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "LinkCryptoTests", dependencies: ["LinkCrypto", "WireCodec"]),
         .testTarget(
             name: "LanSessionTests",
             dependencies: [
                 "LanSession",
+                "LinkCrypto",
                 "AvahiDiscovery",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// A libFuzzer target for the frame decoders, kept out of the product package.
+// libFuzzer targets for the frame decoders (wire-fuzz) and the secret handshake and sealed decoders (link-fuzz), kept out of the product package.
 // Built and run by `scripts/fuzz`, which adds `-sanitize=fuzzer,address` (libFuzzer supplies `main`).
 let package = Package(
     name: "WireFuzz",
@@ -10,7 +10,14 @@ let package = Package(
         .executableTarget(
             name: "wire-fuzz",
             dependencies: [.product(name: "WireCodec", package: "LanSession")]
-        )
+        ),
+        .executableTarget(
+            name: "link-fuzz",
+            dependencies: [
+                .product(name: "WireCodec", package: "LanSession"),
+                .product(name: "LinkCrypto", package: "LanSession"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,8 @@ import WireCodec
 /// What a session advertises in its DNS-SD TXT record, and how a browser reads it back.
 ///
 /// Keys: `v` protocol version, `id` peer id (16 hex digits), `s` session name, `u` UDP port (0: none), `n` display
-/// name, and when the node has Bluetooth `bt` its adapter's address and `btch` its RFCOMM channel. Short keys keep
+/// name, `a` the authentication required (`psk`: the session's secret; absent: none), and when the node has Bluetooth
+/// `bt` its adapter's address and `btch` its RFCOMM channel. Nothing derived from the secret is published. Short keys keep
 /// the record small (RFC 6763 section 6.2 recommends well under 200 bytes).
 public struct DiscoveryRecord: Hashable, Sendable {
     /// The advertiser's protocol version.
@@ -19,6 +20,8 @@ public struct DiscoveryRecord: Hashable, Sendable {
     public var displayName: String
     /// Its Bluetooth adapter's address and RFCOMM channel, when it listens on RFCOMM.
     public var bluetooth: Endpoint?
+    /// It admits only peers that hold the session's secret.
+    public var requiresSecret = false
 
     /// Creates a record.
     public init(
@@ -39,6 +42,7 @@ public struct DiscoveryRecord: Hashable, Sendable {
             "v": "\(protocolVersion)", "id": peerID.description, "s": sessionName, "u": "\(datagramPort)",
             "n": displayName,
         ]
+        if requiresSecret { txt["a"] = "psk" }
         if let bluetooth {
             txt["bt"] = bluetooth.host
             txt["btch"] = "\(bluetooth.port)"
@@ -60,11 +64,13 @@ public struct DiscoveryRecord: Hashable, Sendable {
         self.init(
             protocolVersion: version, peerID: id, sessionName: session,
             datagramPort: txt["u"].flatMap { UInt16($0) } ?? 0, displayName: txt["n"] ?? "", bluetooth: bluetooth)
+        requiresSecret = txt["a"] != nil
     }
 
     /// Why a discovered service is not a peer to dial, or nil when it is.
-    public func reasonToIgnore(localPeer: PeerID, sessionName: String) -> String? {
+    public func reasonToIgnore(localPeer: PeerID, sessionName: String, hasSecret: Bool = false) -> String? {
         if peerID == localPeer { return "our own advertisement" }
+        if requiresSecret && !hasSecret { return "it requires the session's secret, and this peer has none" }
         if protocolVersion != Wire.protocolVersion {
             return "protocol version \(protocolVersion), not \(Wire.protocolVersion)"
         }

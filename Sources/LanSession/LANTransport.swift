@@ -23,6 +23,7 @@ public struct LANTransport: Transport {
     ) -> EventLoopFuture<(channel: any Channel, port: Int)> {
         ServerBootstrap(group: loop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer(addAcceptBackoff)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer(initializer)
             .bind(host: host, port: port)

@@ -33,11 +33,14 @@ final class Link {
     var rtt = RoundTripEstimator()
     /// When the handshake completed.
     var readySince: NIODeadline?
+    /// The secret handshake and sealing; nil without a secret.
+    let security: LinkSecurity?
 
     init(
         channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
-        intendedPeer: PeerID?, liveness: Liveness
+        intendedPeer: PeerID?, liveness: Liveness, security: LinkSecurity? = nil
     ) {
+        self.security = security
         self.channel = channel
         self.transport = transport
         self.endpoint = endpoint
@@ -70,6 +73,6 @@ final class Link {
             machine.isActive || machine.isActivating ? .active : machine.isHandshaken ? .standby : .connecting
         return LinkInfo(
             transport: transport.name, address: remoteDescription, state: state,
-            rttMicros: rtt.smoothed.map { Int($0.nanoseconds / 1000) })
+            rttMicros: rtt.smoothed.map { Int($0.nanoseconds / 1000) }, encrypted: security?.isEstablished ?? false)
     }
 }

@@ -10,12 +10,14 @@ final class LinkHandler: ChannelInboundHandler {
     private let transport: any Transport
     private let endpoint: Endpoint?
     private let intendedPeer: PeerID?
+    private let security: LinkSecurity?
     private var link: Link?
 
     init(
         core: SessionCore, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
-        intendedPeer: PeerID?
+        intendedPeer: PeerID?, security: LinkSecurity? = nil
     ) {
+        self.security = security
         self.core = core
         self.role = role
         self.transport = transport
@@ -26,7 +28,7 @@ final class LinkHandler: ChannelInboundHandler {
     func channelActive(context: ChannelHandlerContext) {
         link = core.linkOpened(
             channel: context.channel, role: role, transport: transport, endpoint: endpoint,
-            intendedPeer: intendedPeer)
+            intendedPeer: intendedPeer, security: security)
         context.fireChannelActive()
     }
 

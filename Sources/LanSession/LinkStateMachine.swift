@@ -10,6 +10,7 @@ import WireCodec
 /// ```
 /// dialer:    awaitingHello ─hello→ identifying ─admit→ awaitingAnswer ─accept→ ready
 /// acceptor:  awaitingHello ─hello→ identifying ─admit→ awaitingInvitation ─invitation→ deciding ─accept→ ready
+/// secret:    identifying ─authenticate (sends auth)→ authenticating ─auth→ (session verifies) ─admit→ as above
 /// leader:    ready ─activate (sends resume)→ activating ─resume→ active
 /// follower:  ready ─resume→ (session answers) respond (sends resume)→ active
 /// both:      active ─deactivate→ ready;   any ─bye, decline, violation, timeout, close→ closed
@@ -31,6 +32,8 @@ struct LinkStateMachine {
         case awaitingHello
         /// Hello received; the session decides whether to go on (`admit`) or not (`refuse`).
         case identifying(Hello)
+        /// With a secret: this side sent its `auth` and waits for the peer's; nothing else is accepted meanwhile.
+        case authenticating(Hello)
         /// Acceptor: waiting for the invitation.
         case awaitingInvitation(Hello)
         /// Acceptor: the invitation waits for the session's decision.
@@ -50,8 +53,14 @@ struct LinkStateMachine {
     enum Action: Equatable {
         /// Write this message on the link.
         case send(Message)
-        /// A hello arrived: the session checks it and answers with ``admit(invitation:)`` or ``refuse(_:_:)``.
+        /// A hello arrived: the session checks it and answers with ``admit(invitation:)``, ``authenticate(proof:)``
+        /// or ``refuse(_:_:)``.
         case identify(Hello)
+        /// Everything this side writes from now on is sealed (after its `auth`).
+        case startSealing
+        /// The peer's `auth` arrived: the session checks the proof and answers with ``admit(invitation:)`` or
+        /// ``drop(_:)``.
+        case verify(proof: [UInt8])
         /// Acceptor: an invitation arrived; the session answers with ``accept(token:)`` or ``decline(_:)``.
         case consider(Invitation)
         /// The link is handshaken both ways; `token` tags its datagrams.
@@ -84,7 +93,8 @@ struct LinkStateMachine {
     var hello: Hello? {
         switch state {
         case .awaitingHello, .closed: nil
-        case .identifying(let hello), .awaitingInvitation(let hello), .deciding(let hello), .awaitingAnswer(let hello):
+        case .identifying(let hello), .authenticating(let hello), .awaitingInvitation(let hello),
+            .deciding(let hello), .awaitingAnswer(let hello):
             hello
         case .ready(let hello, _), .activating(let hello, _), .active(let hello, _): hello
         }
@@ -114,6 +124,15 @@ struct LinkStateMachine {
 
     var isClosed: Bool { state == .closed }
 
+    /// Has not yet shown that it belongs: no hello, or (with a secret) no valid proof, or (acceptor) no invitation.
+    /// The session caps such links.
+    var isUnproven: Bool {
+        switch state {
+        case .awaitingHello, .identifying, .authenticating, .awaitingInvitation: true
+        default: false
+        }
+    }
+
     // MARK: - Messages from the peer
 
     mutating func received(_ message: Message) -> [Action] {
@@ -125,6 +144,21 @@ struct LinkStateMachine {
             return [.identify(hello)]
         case (.hello, _):
             return violation("second hello")
+        case (.decline(let reason), _):
+            state = .closed
+            return [.declined(reason), .close("declined (\(reason))")]
+        case (.bye(let reason), let current):
+            let handshaken = isHandshaken
+            state = .closed
+            if case .awaitingHello = current { return [.close("bye before hello")] }
+            return [.peerSaidBye(reason, wasHandshaken: handshaken), .close("bye (\(reason))")]
+        case (.auth(let proof), .authenticating):
+            return [.verify(proof: proof)]
+        case (.auth, _):
+            return violation("unexpected auth")
+        case (_, .awaitingHello), (_, .identifying), (_, .authenticating):
+            // Before the hello was admitted (and with a secret, before the proof was checked) nothing else counts.
+            return violation("\(message.kind) before the handshake")
         case (.invitation(let invitation), .awaitingInvitation(let hello)) where role == .acceptor:
             state = .deciding(hello)
             return [.consider(invitation)]
@@ -135,14 +169,6 @@ struct LinkStateMachine {
             return [.ready(token: accept.linkToken)]
         case (.accept, _):
             return violation("unexpected accept")
-        case (.decline(let reason), _):
-            state = .closed
-            return [.declined(reason), .close("declined (\(reason))")]
-        case (.bye(let reason), let current):
-            let handshaken = isHandshaken
-            state = .closed
-            if case .awaitingHello = current { return [.close("bye before hello")] }
-            return [.peerSaidBye(reason, wasHandshaken: handshaken), .close("bye (\(reason))")]
         case (.resume(let resume), .activating(let hello, let token)):
             state = .active(hello, token: token)
             return [.activationAnswered(resume)]
@@ -169,9 +195,21 @@ struct LinkStateMachine {
 
     // MARK: - Decisions of the session
 
-    /// The hello is acceptable: the dialer invites, the acceptor waits for the invitation.
-    mutating func admit(invitation: Invitation) -> [Action] {
+    /// With a secret: the hello is acceptable so far; this side sends its proof and seals what follows.
+    mutating func authenticate(proof: [UInt8]) -> [Action] {
         guard case .identifying(let hello) = state else { return [] }
+        state = .authenticating(hello)
+        return [.send(.auth(proof: proof)), .startSealing]
+    }
+
+    /// The hello is acceptable (and with a secret, the proof checked): the dialer invites, the acceptor waits for
+    /// the invitation.
+    mutating func admit(invitation: Invitation) -> [Action] {
+        let hello: Hello
+        switch state {
+        case .identifying(let received), .authenticating(let received): hello = received
+        default: return []
+        }
         switch role {
         case .dialer:
             state = .awaitingAnswer(hello)
@@ -253,17 +291,19 @@ struct LinkStateMachine {
 
     // MARK: - Time
 
-    /// Deadlines of the handshake: a hello within `helloTimeout` of opening, the whole handshake within
-    /// `handshakeTimeout` (an invitation may wait for a person).
+    /// Deadlines of the handshake: proof of belonging (a hello, with a secret the proof, for an acceptor the
+    /// invitation) within `proofTimeout` of opening, the whole handshake within `handshakeTimeout` (an invitation
+    /// may wait for a person).
     mutating func tick(
-        openFor elapsed: TimeAmount, helloTimeout: TimeAmount, handshakeTimeout: TimeAmount
+        openFor elapsed: TimeAmount, proofTimeout: TimeAmount, handshakeTimeout: TimeAmount
     ) -> [Action] {
         switch state {
-        case .awaitingHello, .identifying:
-            guard elapsed > helloTimeout else { return [] }
+        case .awaitingHello, .identifying, .authenticating, .awaitingInvitation:
+            guard elapsed > proofTimeout else { return [] }
+            let what = state == .awaitingHello ? "no hello" : "handshake not proved"
             state = .closed
-            return [.close("no hello within \(helloTimeout)")]
-        case .awaitingInvitation, .deciding, .awaitingAnswer:
+            return [.close("\(what) within \(proofTimeout)")]
+        case .deciding, .awaitingAnswer:
             guard elapsed > handshakeTimeout else { return [] }
             state = .closed
             return [.close("handshake did not complete within \(handshakeTimeout)")]

@@ -46,9 +46,12 @@ public struct LinkInfo: Hashable, Sendable {
     public var state: State
     /// Smoothed round-trip time of its heartbeats, in microseconds.
     public var rttMicros: Int?
+    /// Authenticated with the session's secret, and sealed.
+    public var encrypted: Bool
 
     /// Creates a link snapshot.
-    public init(transport: String, address: String, state: State, rttMicros: Int?) {
+    public init(transport: String, address: String, state: State, rttMicros: Int?, encrypted: Bool = false) {
+        self.encrypted = encrypted
         self.transport = transport
         self.address = address
         self.state = state
@@ -79,6 +82,20 @@ public struct PeerInfo: Hashable, Sendable {
     public var rttMicros: Int?
     /// How unreliable messages reach it.
     public var unreliable: UnreliableRoute
+    /// Its active link is authenticated with the session's secret and sealed.
+    public var encrypted: Bool = false
+}
+
+/// What a session refused of strangers, and whether its links are encrypted.
+public struct SecurityStatistics: Hashable, Sendable {
+    /// A secret is set: links are authenticated and sealed.
+    public var encrypted: Bool
+    /// Handshakes refused for the secret: no key, or a proof that did not match.
+    public var failedHandshakes: Int
+    /// Datagrams dropped on sealed links: a bad tag, a replay, or unsealed.
+    public var droppedDatagrams: Int
+    /// Accepted connections closed at once for the caps on links that had not proved themselves.
+    public var refusedConnections: Int
 }
 
 /// Something that happened in a session.

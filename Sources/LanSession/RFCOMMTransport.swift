@@ -99,6 +99,7 @@ public struct RFCOMMTransport: Transport {
         }
         let channel = self.channel
         return ServerBootstrap(group: loop)
+            .serverChannelInitializer(addAcceptBackoff)
             .childChannelInitializer { child in Self.adopt(child, then: initializer) }
             .withBoundSocket(fd)
             .map { listener in (listener, channel) }

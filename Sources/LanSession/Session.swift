@@ -125,6 +125,15 @@ public final class Session: Sendable {
         try await call { core in core.peers.values.map { core.info(of: $0) }.sorted { $0.peerID < $1.peerID } }
     }
 
+    /// What the session refused of strangers and whether its links are encrypted.
+    public func security() async throws -> SecurityStatistics {
+        try await call { core in
+            SecurityStatistics(
+                encrypted: core.configuration.isEncrypted, failedHandshakes: core.failedAuthentications,
+                droppedDatagrams: core.droppedDatagrams, refusedConnections: core.rejectedUnproven)
+        }
+    }
+
     /// The replicated counter.
     public func counter() async throws -> GCounter {
         try await call { $0.counter }

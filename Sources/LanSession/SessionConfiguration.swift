@@ -55,6 +55,20 @@ public struct SessionConfiguration: Sendable {
     public var pathHysteresis: TimeAmount = .seconds(3)
     /// While a peer is connected, a path of it that is down is redialled at most this far apart.
     public var standbyRedialMaximumDelay: TimeAmount = .seconds(10)
+    /// The session's shared secret. With one, only peers that hold the same secret get past the handshake, and
+    /// everything after it is encrypted and authenticated (see docs/wire-format.md, section 9). Without one, links
+    /// are neither authenticated nor encrypted: anyone on the network can join, read and forge.
+    public var secret: [UInt8]?
+    /// A link must prove that it belongs within this long of opening: a hello, with a secret the proof, and for an
+    /// accepted link the invitation.
+    public var proofTimeout: TimeAmount = .seconds(3)
+    /// Most accepted links that have not proved themselves yet, in all; more are closed at once.
+    public var maxUnprovenLinks = 64
+    /// Most accepted links that have not proved themselves yet from one address; more are closed at once.
+    public var maxUnprovenLinksPerAddress = 16
+
+    /// Whether links are authenticated and encrypted (a secret is set).
+    public var isEncrypted: Bool { secret != nil }
 
     /// Creates a configuration with the defaults of the design: 8 peers, 2 s liveness, redials backing off from 100 ms to 2 s.
     public init(
@@ -112,6 +126,11 @@ public struct SessionConfiguration: Sendable {
             throw SessionError(
                 .invalidConfiguration,
                 "the failover silence must be longer than the heartbeat interval, the intervals positive")
+        }
+        if let secret, secret.isEmpty { throw SessionError(.invalidConfiguration, "the secret is empty") }
+        guard proofTimeout > .zero, maxUnprovenLinks > 0, maxUnprovenLinksPerAddress > 0 else {
+            throw SessionError(
+                .invalidConfiguration, "the proof timeout and the caps on unproven links must be positive")
         }
         guard livenessTimeout > heartbeatInterval, heartbeatInterval > .zero else {
             throw SessionError(

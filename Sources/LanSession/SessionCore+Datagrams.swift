@@ -1,3 +1,4 @@
+import LinkCrypto
 import NIOCore
 import WireCodec
 
@@ -32,18 +33,22 @@ extension SessionCore {
     }
 
     func sendDatagram(_ message: Message, to peer: PeerRecord) {
-        guard let channel = datagramChannel, let address = peer.datagramAddress, let token = peer.linkToken else {
+        guard let channel = datagramChannel, let address = peer.datagramAddress, let link = peer.active,
+            let token = link.machine.token
+        else {
             return
         }
         peer.datagramSequence &+= 1
         if message.kind == .ping { peer.lastProbeSent = .now() }
         send(
-            message, header: DatagramHeader(linkToken: token, sequence: peer.datagramSequence), to: address, on: channel
-        )
+            message, header: DatagramHeader(linkToken: token, sequence: peer.datagramSequence), to: address,
+            on: channel, link: link)
     }
 
-    /// Sends one message in one datagram.
-    private func send(_ message: Message, header: DatagramHeader, to address: SocketAddress, on channel: any Channel) {
+    /// Sends one message in one datagram, sealed with the link's keys when it has a secret.
+    private func send(
+        _ message: Message, header: DatagramHeader, to address: SocketAddress, on channel: any Channel, link: Link
+    ) {
         var buffer = channel.allocator.buffer(capacity: 32)
         buffer.writeDatagramHeader(header)
         do {
@@ -52,46 +57,94 @@ extension SessionCore {
             logger.error("cannot encode \(message.kind): \(error)")
             return
         }
+        if let security = link.security {
+            guard var sealer = security.datagramSealer else { return }
+            let headerLength = header.size
+            let sealed = buffer.withUnsafeReadableBytes { raw in
+                Result { () throws(LinkCryptoError) in
+                    try sealer.seal(
+                        header: UnsafeRawBufferPointer(rebasing: raw[..<headerLength]),
+                        plaintext: UnsafeRawBufferPointer(rebasing: raw[headerLength...]))
+                }
+            }
+            security.datagramSealer = sealer
+            switch sealed {
+            case .success(let bytes): buffer = channel.allocator.buffer(bytes: bytes)
+            case .failure(let error):
+                logger.warning("cannot seal a datagram to \(address): \(error)")
+                return
+            }
+        }
         channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
     }
 
-    /// A datagram arrived: checked against the link token and the peer's address, then applied.
+    /// A datagram arrived: checked against the link token and the peer's address, opened with the link's keys when
+    /// it has a secret, then applied.
     func datagramReceived(_ data: ByteBuffer, from address: SocketAddress) {
         guard runState == .running else { return }
         data.withUnsafeReadableBytes { raw in
             do throws(WireError) {
-                var reader = try DatagramReader(raw)
-                guard let link = tokens[reader.header.linkToken], let peer = peer(of: link), peer.isConnected,
+                let header = try DatagramHeader.read(from: raw)
+                guard let link = tokens[header.linkToken], let peer = peer(of: link), peer.isConnected,
                     link.channel.remoteAddress?.ipAddress == address.ipAddress
                 else {
                     logger.trace("dropping a datagram with an unknown token from \(address)")
                     return
                 }
-                peer.lastDatagramReceived = .now()
-                link.liveness.didReceive(at: .now())
-                while let message = try reader.next() {
-                    switch message {
-                    case .ping(let ping):
-                        if let channel = datagramChannel {
-                            // Answered where it came from, so a probe measures the path it took.
-                            let header = DatagramHeader(linkToken: reader.header.linkToken, sequence: 0)
-                            send(.pong(ping), header: header, to: address, on: channel)
-                        }
-                    case .pong(let pong):
-                        if peer.route != .udp {
-                            peer.route = .udp
-                            logger.debug("datagrams get through to \(peer.name)")
-                            publishState(of: peer)
-                        }
-                        receivedPong(pong, from: peer)
-                    case .move:
-                        handleApplication(message, from: peer)
-                    default:
-                        logger.debug("ignoring \(message.kind) in a datagram from \(peer.name)")
+                if let security = link.security {
+                    guard var opener = security.datagramOpener else { return }
+                    let opened = Result { () throws(LinkCryptoError) in
+                        try opener.open(raw, headerLength: header.size)
                     }
+                    security.datagramOpener = opener
+                    switch opened {
+                    case .success(let plaintext):
+                        let inner = [UInt8](UnsafeRawBufferPointer(rebasing: raw[..<header.size])) + plaintext
+                        let applied = inner.withUnsafeBytes { inner in
+                            Result { () throws(WireError) in
+                                var reader = try DatagramReader(inner)
+                                try apply(&reader, from: address, link: link, peer: peer)
+                            }
+                        }
+                        try applied.get()
+                    case .failure(let error):
+                        droppedDatagrams += 1
+                        logger.debug("dropping a datagram from \(address): \(error)")
+                    }
+                    return
                 }
+                var reader = try DatagramReader(raw)
+                try apply(&reader, from: address, link: link, peer: peer)
             } catch {
                 logger.debug("dropping a malformed datagram from \(address): \(error)")
+            }
+        }
+    }
+
+    private func apply(
+        _ reader: inout DatagramReader, from address: SocketAddress, link: Link, peer: PeerRecord
+    ) throws(WireError) {
+        peer.lastDatagramReceived = .now()
+        link.liveness.didReceive(at: .now())
+        while let message = try reader.next() {
+            switch message {
+            case .ping(let ping):
+                if let channel = datagramChannel {
+                    // Answered where it came from, so a probe measures the path it took.
+                    let header = DatagramHeader(linkToken: reader.header.linkToken, sequence: 0)
+                    send(.pong(ping), header: header, to: address, on: channel, link: link)
+                }
+            case .pong(let pong):
+                if peer.route != .udp {
+                    peer.route = .udp
+                    logger.debug("datagrams get through to \(peer.name)")
+                    publishState(of: peer)
+                }
+                receivedPong(pong, from: peer)
+            case .move:
+                handleApplication(message, from: peer)
+            default:
+                logger.debug("ignoring \(message.kind) in a datagram from \(peer.name)")
             }
         }
     }

@@ -19,6 +19,10 @@ extension SessionCore {
                 write(message, on: link)
             case .identify(let hello):
                 identify(hello, on: link)
+            case .startSealing:
+                link.security?.startSealing()
+            case .verify(let proof):
+                verify(proof, on: link)
             case .consider(let invitation):
                 consider(invitation, on: link)
             case .ready(let token):
@@ -36,7 +40,9 @@ extension SessionCore {
             case .declined(let reason):
                 declined(reason, on: link)
             case .close(let reason):
-                if reason.hasPrefix("bye") || reason.hasPrefix("declined") || reason.hasPrefix("invitation declined") {
+                if reason.hasPrefix("bye") || reason.hasPrefix("declined") || reason.hasPrefix("invitation declined")
+                    || peer(of: link) == nil  // a stranger: its refusals are logged (rate-limited) where they happen
+                {
                     logger.debug("closing link \(link.remoteDescription): \(reason)")
                 } else {
                     logger.notice("closing link \(link.remoteDescription): \(reason)")
@@ -75,6 +81,49 @@ extension SessionCore {
             }
             return perform(link.machine.drop("this is ourselves"), on: link)
         }
+        if let security = link.security {
+            guard hello.authenticationKey != nil else {
+                failedAuthentications += 1
+                return refuse(
+                    link, hello: hello, reason: .authenticationFailed, "it has no secret; this session requires one")
+            }
+            let proof: [UInt8]
+            do {
+                proof = try security.derive(remoteHello: hello)
+            } catch {
+                failedAuthentications += 1
+                return refuse(link, hello: hello, reason: .authenticationFailed, "\(error)")
+            }
+            return perform(link.machine.authenticate(proof: proof), on: link)
+        }
+        if hello.capabilities.contains(.authentication) || hello.authenticationKey != nil {
+            return refuse(
+                link, hello: hello, reason: .authenticationFailed, "it requires a secret; this session has none")
+        }
+        admit(hello, on: link)
+    }
+
+    /// With a secret: the peer's `auth` arrived; only a valid proof lets the link go on.
+    func verify(_ proof: [UInt8], on link: Link) {
+        guard let security = link.security, let hello = link.hello else {
+            return perform(link.machine.drop("auth without a secret handshake"), on: link)
+        }
+        do {
+            try security.verify(peerProof: proof)
+        } catch {
+            failedAuthentications += 1
+            if failedAuthentications <= 10 || failedAuthentications.isMultiple(of: 1_000) {
+                logger.notice(
+                    "authentication failed at \(link.remoteDescription) (it claims to be \(hello.peerID)): \(error) (\(failedAuthentications) failed handshakes so far)"
+                )
+            }
+            return perform(link.machine.drop("authentication failed"), on: link)
+        }
+        admit(hello, on: link)
+    }
+
+    /// The hello is admitted (with a secret, proved): the link becomes one of its peer's, and the invitation goes on.
+    func admit(_ hello: Hello, on link: Link) {
         if let intended = link.intendedPeer, intended != hello.peerID {
             // The endpoint leads to another peer (a stale or forged record): a failed dial for the intended one.
             logger.debug("dialled \(link.remoteDescription) for \(intended), found \(hello.peerID)")
@@ -132,6 +181,14 @@ extension SessionCore {
     }
 
     func refuse(_ link: Link, hello: Hello?, reason: DeclineReason, _ detail: String) {
+        if reason == .authenticationFailed {
+            // Strangers: logged, rate-limited (a flood must not flood the log), and no event for the application.
+            if failedAuthentications <= 10 || failedAuthentications.isMultiple(of: 1_000) {
+                let count = configuration.isEncrypted ? " (\(failedAuthentications) failed handshakes so far)" : ""
+                logger.notice("refusing \(link.remoteDescription): \(detail)\(count)")
+            }
+            return perform(link.machine.refuse(reason, detail), on: link)
+        }
         logger.notice("refusing \(hello?.displayName ?? "a peer") at \(link.remoteDescription): \(detail)")
         events.yield(.declined(hello?.peerID, address: link.remoteDescription, reason: reason))
         perform(link.machine.refuse(reason, detail), on: link)
@@ -365,6 +422,21 @@ extension SessionCore {
         }
         guard let peer = peer(of: link) else { return }
         detach(link, from: peer)
+        forgetIfStranger(peer)
+    }
+
+    /// Forgets a peer that never completed a handshake and that nothing names: no link, no discovery record, no
+    /// static endpoint, no proven endpoint. A flood of hellos leaves nothing behind.
+    func forgetIfStranger(_ peer: PeerRecord) {
+        guard !peer.everConnected, peer.links.isEmpty, peer.discovered.isEmpty, peer.lastSucceeded.isEmpty,
+            !staticEndpoints.values.contains(where: { $0 == peer.id }),
+            !discoveryRecords.values.contains(peer.id), peers[peer.id] === peer
+        else { return }
+        for dial in peer.dials.values { dial.scheduled?.cancel() }
+        peers[peer.id] = nil
+        memberRecords[peer.id] = nil
+        membersSent[peer.id] = nil
+        logger.trace("forgot \(peer.id): it never completed a handshake")
     }
 
     /// Takes `link` away from `peer` (closed or replaced): another path takes over, or the peer is lost.

@@ -11,7 +11,7 @@ extension SessionCore {
             guard link.machine.isHandshaken else {
                 perform(
                     link.machine.tick(
-                        openFor: now - link.openedAt, helloTimeout: configuration.livenessTimeout,
+                        openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout,
                         handshakeTimeout: configuration.invitationTimeout + configuration.livenessTimeout),
                     on: link)
                 continue

@@ -1,3 +1,4 @@
+import LinkCrypto
 import Logging
 import NIOCore
 import WireCodec
@@ -24,6 +25,14 @@ final class SessionCore {
     /// Random per start: tells peers that our sequence numbers start over.
     let incarnation = UInt64.random(in: 1...UInt64.max)
     let pathSelector: PathSelector
+    /// The session's secret as the handshake uses it; nil without a secret.
+    let secret: SessionSecret?
+    /// Accepted links closed at once for the caps on unproven links.
+    var rejectedUnproven = 0
+    /// Handshakes whose proof failed.
+    var failedAuthentications = 0
+    /// Sealed datagrams dropped: a bad tag, a replay, or not sealed on a sealed link.
+    var droppedDatagrams = 0
 
     var runState = RunState.idle
     /// The port of the transport that listens on the session's port (LAN), 0 before the start.
@@ -86,6 +95,9 @@ final class SessionCore {
         self.layout = PlayerLayout(members: [configuration.peerID])
         self.replica = CounterReplica(local: configuration.peerID, counts: configuration.initialCounts)
         self.incrementTail = loop.makeSucceededVoidFuture()
+        self.secret = configuration.secret.flatMap {
+            try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
+        }
         self.pathSelector = PathSelector(
             priority: configuration.transportPriority, silence: configuration.failoverSilence,
             hysteresis: configuration.pathHysteresis)
@@ -198,44 +210,93 @@ final class SessionCore {
         for intendedPeer: PeerID?
     ) -> EventLoopFuture<Void> {
         channel.eventLoop.makeCompletedFuture {
-            let decoder = ByteToMessageHandler(WireFrameDecoder(limits: .default))
+            let security = secret.map { LinkSecurity(role: role, secret: $0) }
+            if let security { try channel.pipeline.syncOperations.addHandler(LinkSealingHandler(security: security)) }
+            let decoder = ByteToMessageHandler(WireFrameDecoder(limits: .default, security: security))
             try channel.pipeline.syncOperations.addHandler(decoder)
             try channel.pipeline.syncOperations.addHandler(
                 LinkHandler(
-                    core: self, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer))
+                    core: self, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
+                    security: security))
         }
     }
 
     func linkOpened(
         channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
-        intendedPeer: PeerID?
+        intendedPeer: PeerID?, security: LinkSecurity?
     ) -> Link {
         let liveness = Liveness(
             heartbeatInterval: configuration.heartbeatInterval, timeout: configuration.livenessTimeout, now: .now())
         let link = Link(
             channel: channel, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
-            liveness: liveness)
+            liveness: liveness, security: security)
         links[ObjectIdentifier(link)] = link
         guard runState == .running else {
             perform(link.machine.drop("session is not running"), on: link)
             return link
         }
-        write(.hello(localHello), on: link)
+        if role == .acceptor, let refusal = unprovenLinkRefusal(link) {
+            rejectedUnproven += 1
+            if rejectedUnproven == 1 || rejectedUnproven % 1_000 == 0 {
+                logger.warning("closing accepted links at once: \(refusal) (\(rejectedUnproven) so far)")
+            }
+            perform(link.machine.drop(refusal), on: link)
+            return link
+        }
+        let hello = localHello(for: link)
+        if let security {
+            do {
+                security.localHello = try StreamFraming.encode(.hello(hello), limits: .default)
+            } catch {
+                logger.error("cannot encode the hello: \(error)")
+                perform(link.machine.drop("cannot encode the hello"), on: link)
+                return link
+            }
+        }
+        write(.hello(hello), on: link)
         return link
     }
 
-    var localHello: Hello {
+    /// Why a newly accepted link is over the caps on links that have not proved themselves; nil when it is not.
+    func unprovenLinkRefusal(_ link: Link) -> String? {
+        let address = link.channel.remoteAddress?.ipAddress
+        var total = 0
+        var fromAddress = 0
+        for other in links.values where other !== link && other.role == .acceptor && other.isOpen {
+            guard other.machine.isUnproven else { continue }
+            total += 1
+            if address != nil, other.channel.remoteAddress?.ipAddress == address { fromAddress += 1 }
+        }
+        if total >= configuration.maxUnprovenLinks {
+            return "\(total) links have not proved themselves yet (limit \(configuration.maxUnprovenLinks))"
+        }
+        if fromAddress >= configuration.maxUnprovenLinksPerAddress {
+            return
+                "\(fromAddress) links from \(address ?? "?") have not proved themselves yet (limit \(configuration.maxUnprovenLinksPerAddress))"
+        }
+        return nil
+    }
+
+    /// The hello for `link`: with a secret it carries the link's own ephemeral key.
+    func localHello(for link: Link) -> Hello {
         var capabilities: Capabilities = [.resume]
         if datagramChannel != nil { capabilities.insert(.datagrams) }
+        var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
+        if let security = link.security {
+            capabilities.insert(.authentication)
+            extensions.append(.authentication(publicKey: security.handshake.publicKey))
+        }
         return Hello(
             peerID: localPeer, incarnation: incarnation, capabilities: capabilities,
             datagramPort: datagramChannel != nil ? UInt16(port) : 0, displayName: configuration.displayName,
-            sessionName: configuration.sessionName, extensions: port > 0 ? [.listenPort(UInt16(port))] : [])
+            sessionName: configuration.sessionName, extensions: extensions)
     }
 
     func linkFailed(_ link: Link, error: any Error) {
         if let wire = error as? WireError {
             logger.warning("closing link \(link.remoteDescription): malformed frame: \(wire)")
+        } else if let crypto = error as? LinkCryptoError {
+            logger.warning("closing link \(link.remoteDescription): sealed record refused: \(crypto)")
         } else {
             logger.debug("link \(link.remoteDescription) failed: \(error)")
         }
@@ -312,7 +373,8 @@ final class SessionCore {
             address: peer.active?.remoteDescription ?? endpoints(of: peer).first?.description,
             links: links.map(\.info), endpoints: endpoints(of: peer),
             playerIndex: peer.isConnected ? layout.indexes[peer.id] : nil,
-            rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: peer.route)
+            rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: peer.route,
+            encrypted: peer.active?.security?.isEstablished ?? false)
     }
 
     func publishState(of peer: PeerRecord) {

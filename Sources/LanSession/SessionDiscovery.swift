@@ -50,10 +50,11 @@ public final class SessionDiscovery: Sendable {
         let configuration = session.configuration
         let port = await session.port
         let bluetooth = await session.listeningEndpoints.first { $0.transport == RFCOMMTransport.name }
-        let record = DiscoveryRecord(
+        var record = DiscoveryRecord(
             peerID: configuration.peerID, sessionName: configuration.sessionName,
             datagramPort: configuration.datagrams ? UInt16(port) : 0, displayName: configuration.displayName,
             bluetooth: bluetooth)
+        record.requiresSecret = configuration.isEncrypted
         let publication = try await connection.register(
             ServiceDescription(name: configuration.displayName, type: serviceType, port: UInt16(port), txt: record.txt),
             registrationTimeout: registrationTimeout)
@@ -102,7 +103,8 @@ public final class SessionDiscovery: Sendable {
                     continue
                 }
                 if let reason = found.reasonToIgnore(
-                    localPeer: configuration.peerID, sessionName: configuration.sessionName)
+                    localPeer: configuration.peerID, sessionName: configuration.sessionName,
+                    hasSecret: configuration.isEncrypted)
                 {
                     logger.debug("ignoring \(service.name): \(reason)")
                     try? await session.vanished(record: service.name)  // it may have named a peer before

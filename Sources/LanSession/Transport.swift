@@ -94,3 +94,11 @@ extension Transport {
         listener.localAddress.map { Endpoint(transport: name, host: $0.ipAddress ?? "?", port: $0.port ?? port) }
     }
 }
+
+/// A listener's first handler: when accept fails for want of descriptors (EMFILE, ENFILE) or memory, it stops
+/// accepting for a moment instead of spinning on the error, so established links and the control socket go on.
+@Sendable func addAcceptBackoff(_ channel: any Channel) -> EventLoopFuture<Void> {
+    channel.eventLoop.makeCompletedFuture {
+        try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false))
+    }
+}

@@ -5,8 +5,24 @@ public struct StatusResult: Codable, Hashable, Sendable {
     public var session: String
     public var port: Int
     public var peers: Int
+    /// Links are authenticated with the session's secret and encrypted. Without a secret anyone on the network can
+    /// join, read and forge.
+    public var encrypted: Bool
+    /// Handshakes refused for the secret (no key, or a proof that did not match).
+    public var failedHandshakes: Int
+    /// Datagrams dropped on sealed links (a bad tag, a replay, or unsealed).
+    public var droppedDatagrams: Int
+    /// Connections closed at once for the caps on links that had not proved themselves.
+    public var refusedConnections: Int
 
-    public init(name: String, peerID: String, session: String, port: Int, peers: Int) {
+    public init(
+        name: String, peerID: String, session: String, port: Int, peers: Int, encrypted: Bool = false,
+        failedHandshakes: Int = 0, droppedDatagrams: Int = 0, refusedConnections: Int = 0
+    ) {
+        self.encrypted = encrypted
+        self.failedHandshakes = failedHandshakes
+        self.droppedDatagrams = droppedDatagrams
+        self.refusedConnections = refusedConnections
         self.name = name
         self.peerID = peerID
         self.session = session
@@ -31,11 +47,14 @@ public struct PeerResult: Codable, Hashable, Sendable {
     public var endpoints: [String]
     /// Its links, one per path: the active one first.
     public var links: [LinkResult]
+    /// Its active link is authenticated with the session's secret and encrypted.
+    public var encrypted: Bool
 
     public init(
         peerID: String, name: String, state: String, transport: String, address: String?, playerIndex: Int?,
-        rttMicros: Int?, unreliable: String, endpoints: [String] = [], links: [LinkResult] = []
+        rttMicros: Int?, unreliable: String, endpoints: [String] = [], links: [LinkResult] = [], encrypted: Bool = false
     ) {
+        self.encrypted = encrypted
         self.endpoints = endpoints
         self.links = links
         self.peerID = peerID
@@ -56,8 +75,11 @@ public struct LinkResult: Codable, Hashable, Sendable {
     /// active, standby or connecting.
     public var state: String
     public var rttMicros: Int?
+    /// Authenticated with the session's secret and encrypted.
+    public var encrypted: Bool
 
-    public init(transport: String, address: String, state: String, rttMicros: Int?) {
+    public init(transport: String, address: String, state: String, rttMicros: Int?, encrypted: Bool = false) {
+        self.encrypted = encrypted
         self.transport = transport
         self.address = address
         self.state = state

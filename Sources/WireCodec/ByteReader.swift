@@ -96,6 +96,15 @@ struct ByteReader: ~Copyable {
         return value
     }
 
+    /// Reads exactly `count` bytes, with no length prefix.
+    @inlinable
+    mutating func readRaw(_ field: StaticString, count: Int) throws(WireError) -> [UInt8] {
+        guard remaining >= count else { throw error(.truncated, "\(field)") }
+        let value = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+        offset += count
+        return value
+    }
+
     /// Reads a varint length and that many bytes, refusing lengths above `maxLength` before allocating.
     @inlinable
     mutating func readBytes(_ field: StaticString, maxLength: Int) throws(WireError) -> [UInt8] {

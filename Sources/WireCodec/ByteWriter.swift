@@ -64,6 +64,16 @@ struct ByteWriter: ~Copyable {
         }
     }
 
+    /// Writes `value` with no length prefix.
+    @inlinable
+    mutating func writeRaw(_ value: some Collection<UInt8>) {
+        precondition(bytes.count - offset >= value.count, "ByteWriter overflow")
+        for byte in value {
+            bytes[offset] = byte
+            offset += 1
+        }
+    }
+
     @inlinable
     mutating func writeString(_ value: String) {
         writeBytes(value.utf8)

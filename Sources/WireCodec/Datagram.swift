@@ -15,6 +15,14 @@ public struct DatagramHeader: Hashable, Sendable {
     @inlinable
     public var size: Int { Wire.linkTokenLength + ByteWriter.varintSize(UInt64(sequence)) }
 
+    /// Reads the header at the start of a datagram (what follows is not looked at).
+    public static func read(from bytes: UnsafeRawBufferPointer) throws(WireError) -> DatagramHeader {
+        var reader = ByteReader(bytes)
+        let token = try reader.readUInt64LE("link token")
+        let sequence = UInt32(try reader.readVarint("datagram sequence", max: UInt64(UInt32.max)))
+        return DatagramHeader(linkToken: token, sequence: sequence)
+    }
+
     /// Writes the header at the start of `destination`, which holds at least ``size`` bytes; returns ``size``.
     @inlinable @discardableResult
     public func write(into destination: UnsafeMutableRawBufferPointer) -> Int {

@@ -45,13 +45,13 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
     public static let datagrams = Capabilities(rawValue: 1 << 0)
     /// The sender keeps a replay buffer and can resume a link from an `ack`.
     public static let resume = Capabilities(rawValue: 1 << 1)
-    /// The sender authenticates with a pre-shared secret (reserved; see extension type 1).
+    /// The sender authenticates with the session's secret and seals the link after `auth` (see extension type 1).
     public static let authentication = Capabilities(rawValue: 1 << 2)
 }
 
 /// One typed value in a `hello`: room for later handshake features without a version bump.
 public struct HelloExtension: Hashable, Sendable {
-    /// The extension's type. Type 1 is reserved for authentication.
+    /// The extension's type: 1 authentication, 2 listen port; receivers skip the others.
     public var type: UInt16
     /// The extension's value, at most `Wire.maxHelloExtensionLength` bytes.
     public var value: [UInt8]
@@ -63,8 +63,13 @@ public struct HelloExtension: Hashable, Sendable {
         self.value = value
     }
 
-    /// Reserved for the pre-shared-secret handshake.
+    /// The sender's ephemeral X25519 public key (`Wire.authKeyLength` bytes) for the secret's handshake.
     public static let authenticationType: UInt16 = 1
+
+    /// An authentication extension carrying an ephemeral public key.
+    public static func authentication(publicKey: [UInt8]) -> HelloExtension {
+        HelloExtension(type: authenticationType, value: publicKey)
+    }
 
     /// The port the sender accepts stream links on (`u16le`), so that a peer it dialled learns where to dial it.
     public static let listenPortType: UInt16 = 2
@@ -76,6 +81,15 @@ public struct HelloExtension: Hashable, Sendable {
 }
 
 extension Hello {
+    /// The sender's ephemeral public key from its authentication extension; nil without one (or one of the wrong
+    /// length).
+    public var authenticationKey: [UInt8]? {
+        guard let value = extensions.first(where: { $0.type == HelloExtension.authenticationType })?.value,
+            value.count == Wire.authKeyLength
+        else { return nil }
+        return value
+    }
+
     /// The port the sender accepts stream links on, from its listen-port extension; nil without one (or a malformed
     /// one: a value that is not two bytes, or port 0).
     public var listenPort: UInt16? {

@@ -94,6 +94,9 @@ extension Message {
                 members.append(Member(peerID: peerID, displayName: name, endpoints: endpoints))
             }
             return .members(members)
+        case .auth:
+            let proof = try reader.readRaw("auth proof", count: Wire.authProofLength)
+            return .auth(proof: proof)
         case .handshake:
             return .handshake(peerName: try reader.readString("peer name", maxLength: Wire.maxNameLength))
         case .negotiate:

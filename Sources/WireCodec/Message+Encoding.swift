@@ -77,6 +77,12 @@ extension Message {
                 + ByteWriter.varintSize(UInt64(length)) + length
         case .ack(let sequence):
             return 1 + ByteWriter.varintSize(sequence)
+        case .auth(let proof):
+            guard proof.count == Wire.authProofLength else {
+                throw WireError(
+                    .valueOutOfRange, detail: "auth proof is \(proof.count) bytes, must be \(Wire.authProofLength)")
+            }
+            return 1 + proof.count
         case .resume(let resume):
             return 1 + ByteWriter.varintSize(resume.received) + ByteWriter.varintSize(resume.nextSequence)
         case .handshake(let peerName):
@@ -177,6 +183,8 @@ extension Message {
             writer.writeBytes(ping.payload)
         case .ack(let sequence):
             writer.writeVarint(sequence)
+        case .auth(let proof):
+            writer.writeRaw(proof)
         case .resume(let resume):
             writer.writeVarint(resume.received)
             writer.writeVarint(resume.nextSequence)

@@ -20,6 +20,8 @@ public enum Message: Hashable, Sendable {
     case resume(Resume)
     /// See ``MessageKind/members``.
     case members([Member])
+    /// See ``MessageKind/auth``: the sender's key confirmation, exactly `Wire.authProofLength` bytes.
+    case auth(proof: [UInt8])
     /// See ``MessageKind/handshake``.
     case handshake(peerName: String)
     /// See ``MessageKind/negotiate``: a proposed player index and the proposer's timestamp.
@@ -56,6 +58,7 @@ public enum Message: Hashable, Sendable {
         case .ack: .ack
         case .resume: .resume
         case .members: .members
+        case .auth: .auth
         case .handshake: .handshake
         case .negotiate: .negotiate
         case .negotiateConfirm: .negotiateConfirm

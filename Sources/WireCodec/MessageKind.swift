@@ -25,6 +25,8 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     /// The members the sender is connected to, and where each one was reached, so that every member can link to
     /// every other one.
     case members = 0x0A
+    /// Proves knowledge of the session's secret, bound to both hellos; everything after it on the link is sealed.
+    case auth = 0x0B
 
     // MARK: Application commands
     /// The original apps' greeting: the sender's name.

@@ -52,6 +52,18 @@ public enum Wire {
     /// Longest host in an endpoint (an address, or a name), in UTF-8 bytes.
     @inlinable public static var maxHostLength: Int { 63 }
 
+    /// Length of the proof in an `auth` message (an HMAC-SHA256), in bytes.
+    @inlinable public static var authProofLength: Int { 32 }
+
+    /// Length of the value of the authentication extension of `hello` (an X25519 public key), in bytes.
+    @inlinable public static var authKeyLength: Int { 32 }
+
+    /// Largest plaintext of one sealed record on a stream, in bytes.
+    @inlinable public static var maxRecordPlaintext: Int { 16 * 1024 }
+
+    /// Length of the authentication tag of a sealed record or datagram (ChaCha20-Poly1305), in bytes.
+    @inlinable public static var sealTagLength: Int { 16 }
+
     /// Smallest count a `counterIncrement` carries: an increment leads to a count of at least 1.
     @inlinable public static var minIncrementCount: UInt64 { 1 }
 }

@@ -17,11 +17,14 @@ struct ControlDispatcher: Sendable {
             switch request.command {
             case "status":
                 let peers = try await session.peers()
+                let security = try await session.security()
                 return Self.reply(
                     StatusResult(
                         name: session.configuration.displayName, peerID: session.peerID.description,
                         session: session.configuration.sessionName, port: await session.port,
-                        peers: peers.filter { $0.state == .connected }.count))
+                        peers: peers.filter { $0.state == .connected }.count, encrypted: security.encrypted,
+                        failedHandshakes: security.failedHandshakes, droppedDatagrams: security.droppedDatagrams,
+                        refusedConnections: security.refusedConnections))
             case "peers":
                 return Self.reply(try await session.peers().map(Self.result))
             case "increment":
@@ -146,8 +149,9 @@ struct ControlDispatcher: Sendable {
             unreliable: peer.unreliable.rawValue, endpoints: peer.endpoints.map(\.description),
             links: peer.links.map {
                 LinkResult(
-                    transport: $0.transport, address: $0.address, state: $0.state.rawValue, rttMicros: $0.rttMicros)
-            })
+                    transport: $0.transport, address: $0.address, state: $0.state.rawValue, rttMicros: $0.rttMicros,
+                    encrypted: $0.encrypted)
+            }, encrypted: peer.encrypted)
     }
 
     static func reply<Result: Codable & Sendable>(_ result: Result) -> Data {

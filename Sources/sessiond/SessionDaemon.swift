@@ -38,6 +38,11 @@ struct SessionDaemon: AsyncParsableCommand {
     @Option(help: "RFCOMM channel to listen on (1...30).") var btChannel = 5
     @Option(name: .customLong("bt-peer"), help: "A peer to dial over RFCOMM at ADDRESS[/CHANNEL] (repeatable).")
     var btPeers: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "File with the session's secret (mode 0600): only peers with the same secret get in, and links are encrypted.",
+            valueName: "path"))
+    var secretFile: String?
 
     /// Which transports the daemon runs.
     enum TransportChoice: String, ExpressibleByArgument, CaseIterable {
@@ -129,6 +134,7 @@ struct SessionDaemon: AsyncParsableCommand {
         let controlPath = control ?? ControlSocket.defaultPath(environment: environment, uid: uid)
         let store = StateStore(
             directory: URL(fileURLWithPath: stateDir ?? Self.defaultStateDirectory(environment, uid)))
+        let secret = try secretFile.map { path throws(DaemonError) in try SecretFile.load(path) }
         let identity = try store.load()
         let peerID = identity.peerID
         if identity.isNew { logger.info("new peer id \(peerID) in \(store.directory.path)") }
@@ -139,6 +145,12 @@ struct SessionDaemon: AsyncParsableCommand {
         var configuration = SessionConfiguration(
             peerID: peerID, displayName: name ?? ProcessInfo.processInfo.hostName, sessionName: session,
             host: listen, port: port, maxPeers: maxPeers, invitationPolicy: accept == "ask" ? .ask : .acceptAll)
+        configuration.secret = secret
+        if let secret, secret.count < 16 {
+            logger.warning(
+                "the secret is \(secret.count) bytes: an attacker who completes one handshake can try guesses offline; use 32 random bytes (head -c 32 /dev/urandom | base64)"
+            )
+        }
         configuration.initialCounts = [peerID: identity.localCount]
         configuration.localCountStore = store  // saved before sent: a failed save counts nowhere
         configuration.transportPriority = [LANTransport.name, RFCOMMTransport.name]

@@ -137,24 +137,87 @@ struct LinkStateMachineTests {
     func deadlines() {
         var silent = LinkStateMachine(role: .acceptor)
         #expect(
-            silent.tick(openFor: .milliseconds(1_900), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32))
+            silent.tick(openFor: .milliseconds(1_900), proofTimeout: .seconds(2), handshakeTimeout: .seconds(32))
                 .isEmpty)
         #expect(
-            silent.tick(openFor: .milliseconds(2_100), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32))
+            silent.tick(openFor: .milliseconds(2_100), proofTimeout: .seconds(2), handshakeTimeout: .seconds(32))
                 == [.close("no hello within 2 s")])
         var deciding = LinkStateMachine(role: .acceptor)
         _ = deciding.received(.hello(hello))
         _ = deciding.admit(invitation: invitation)
         _ = deciding.received(.invitation(invitation))
         #expect(
-            deciding.tick(openFor: .seconds(20), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32)).isEmpty,
+            deciding.tick(openFor: .seconds(20), proofTimeout: .seconds(2), handshakeTimeout: .seconds(32)).isEmpty,
             "a person may be deciding")
         #expect(
-            !deciding.tick(openFor: .seconds(33), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32)).isEmpty)
+            !deciding.tick(openFor: .seconds(33), proofTimeout: .seconds(2), handshakeTimeout: .seconds(32)).isEmpty)
         var handshaken = ready(.dialer)
         #expect(
-            handshaken.tick(openFor: .seconds(3_600), helloTimeout: .seconds(2), handshakeTimeout: .seconds(32)).isEmpty
+            handshaken.tick(openFor: .seconds(3_600), proofTimeout: .seconds(2), handshakeTimeout: .seconds(32)).isEmpty
         )
+    }
+}
+
+@Suite("LinkStateMachine with a secret")
+struct LinkStateMachineSecretTests {
+    let hello = Hello(peerID: PeerID(2), incarnation: 9, displayName: "two", sessionName: "s")
+    let invitation = Invitation(context: [], timeoutMilliseconds: 30_000)
+    let proof = [UInt8](repeating: 7, count: 32)
+
+    @Test("hello, own proof and sealing, the peer's proof to verify, then the handshake as without a secret")
+    func authenticated() {
+        var machine = LinkStateMachine(role: .dialer)
+        #expect(machine.received(.hello(hello)) == [.identify(hello)])
+        #expect(machine.authenticate(proof: proof) == [.send(.auth(proof: proof)), .startSealing])
+        #expect(machine.state == .authenticating(hello))
+        #expect(machine.isUnproven)
+        #expect(machine.received(.auth(proof: [1])) == [.verify(proof: [1])])
+        #expect(machine.admit(invitation: invitation) == [.send(.invitation(invitation))])
+        #expect(!machine.isUnproven)
+    }
+
+    @Test("before the proof, anything but auth, decline and bye is a protocol error; auth twice or unasked too")
+    func beforeProof() {
+        for message: Message in [
+            .invitation(invitation), .ping(Ping(nonce: 1, timestamp: 2)), .members([]), .counterIncrement(count: 1),
+            .resume(Resume(received: 0, nextSequence: 1)),
+        ] {
+            var machine = LinkStateMachine(role: .acceptor)
+            _ = machine.received(.hello(hello))
+            _ = machine.authenticate(proof: proof)
+            #expect(
+                machine.received(message) == [
+                    .send(.bye(.protocolError)), .close("\(message.kind) before the handshake"),
+                ])
+        }
+        var unasked = LinkStateMachine(role: .acceptor)
+        _ = unasked.received(.hello(hello))
+        #expect(unasked.received(.auth(proof: proof)).last == .close("unexpected auth"))
+        var admitted = LinkStateMachine(role: .acceptor)
+        _ = admitted.received(.hello(hello))
+        _ = admitted.admit(invitation: invitation)
+        #expect(admitted.received(.auth(proof: proof)).last == .close("unexpected auth"))
+    }
+
+    @Test("an unproven link closes after the proof timeout; a person deciding has the handshake timeout")
+    func proofDeadline() {
+        var machine = LinkStateMachine(role: .acceptor)
+        _ = machine.received(.hello(hello))
+        _ = machine.authenticate(proof: proof)
+        #expect(machine.tick(openFor: .seconds(2), proofTimeout: .seconds(3), handshakeTimeout: .seconds(32)).isEmpty)
+        #expect(
+            machine.tick(openFor: .seconds(4), proofTimeout: .seconds(3), handshakeTimeout: .seconds(32))
+                == [.close("handshake not proved within \(TimeAmount.seconds(3))")])
+        #expect(machine.isClosed)
+        var idle = LinkStateMachine(role: .acceptor)
+        _ = idle.received(.hello(hello))
+        _ = idle.admit(invitation: invitation)  // waiting for an invitation that never comes
+        #expect(!idle.tick(openFor: .seconds(4), proofTimeout: .seconds(3), handshakeTimeout: .seconds(32)).isEmpty)
+        var deciding = LinkStateMachine(role: .acceptor)
+        _ = deciding.received(.hello(hello))
+        _ = deciding.admit(invitation: invitation)
+        _ = deciding.received(.invitation(invitation))
+        #expect(deciding.tick(openFor: .seconds(20), proofTimeout: .seconds(3), handshakeTimeout: .seconds(32)).isEmpty)
     }
 }
 

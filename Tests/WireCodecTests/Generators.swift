@@ -73,6 +73,8 @@ enum MessageGenerators {
                                 port: UInt16.random(in: 0...UInt16.max, using: &rng))
                         })
                 })
+        case .auth:
+            return .auth(proof: (0..<Wire.authProofLength).map { _ in UInt8.random(in: 0...255, using: &rng) })
         case .decline: return .decline(DeclineReason(rawValue: UInt8.random(in: 0...255, using: &rng)))
         case .invitation:
             return .invitation(

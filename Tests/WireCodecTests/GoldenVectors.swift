@@ -57,6 +57,10 @@ enum GoldenVectors {
             ]),
             "2f 0a 02 ef cd ab 89 67 45 23 01 05 61 6c 69 63 65 01 03 6c 61 6e 09 31 30 2e 37 37 2e 30 2e 31 98 ef 02 10 32 54 76 98 ba dc fe 03 62 6f 62 00"
         ),
+        (
+            "auth", .auth(proof: Array(0..<32)),
+            "21 0b 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f"
+        ),
         ("handshake", .handshake(peerName: "alice"), "07 20 05 61 6c 69 63 65"),
         ("negotiate", .negotiate(playerIndex: 1, timestamp: 1_700_000_000_000), "08 21 01 80 d0 95 ff bc 31"),
         ("negotiateConfirm", .negotiateConfirm(playerIndex: 1), "02 22 01"),

@@ -86,7 +86,7 @@ struct MalformedInputTests {
         #expect(decodeBody([0x0A, 0x01, 1, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x05]) == .tooManyEntries)  // 5 endpoints
     }
 
-    @Test("unknown kinds", arguments: [0x00, 0x0B, 0x1F, 0x2A, 0x3F, 0x40, 0xFF] as [UInt8])
+    @Test("unknown kinds", arguments: [0x00, 0x0C, 0x1F, 0x2A, 0x3F, 0x40, 0xFF] as [UInt8])
     func unknownKinds(kind: UInt8) {
         #expect(decodeBody([kind, 0x01, 0x02]) == .unknownKind)
     }

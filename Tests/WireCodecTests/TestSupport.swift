@@ -55,6 +55,7 @@ let oneOfEveryKind: [Message] = [
     .move(Move(view: 0, x: -.greatestFiniteMagnitude, y: .leastNonzeroMagnitude, sequence: .max)),
     .drop(Drop(view: 2, x: -0.0, y: 1e30)),
     .counterIncrement(count: 127),
+    .auth(proof: [UInt8](repeating: 0xA5, count: 32)),
     .members(
         (0..<Wire.maxMembers).map { index in
             Member(
