@@ -8,7 +8,7 @@ import Crypto
 /// ids, incarnations, session name and both ephemeral keys — as context. Each side proves that it holds the same
 /// keys with an HMAC-SHA256 of the transcript under its own confirmation key (`auth`). Without the secret the keys
 /// differ and the proof fails; a replayed handshake meets a fresh ephemeral key of the other side and fails too.
-public struct SecretHandshake {
+public struct SecretHandshake: Sendable {
     /// Which side opened the link: the transcript orders the hellos by it, and each direction has its own keys.
     public enum Role: Hashable, Sendable {
         case dialer

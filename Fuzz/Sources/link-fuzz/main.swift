@@ -85,10 +85,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? opened.withUnsafeBytes { try StreamFraming.decodeFrame($0, limits: .default) }
 
     // Datagrams: at most once.
-    var opener = keys.makeDatagramOpener()
+    var datagrams = keys.makeDatagramOpener()
     let headerLength = size == 0 ? 0 : Int(bytes[0]) % 12
-    if size >= headerLength, (try? opener.open(input, headerLength: headerLength)) != nil {
-        precondition((try? opener.open(input, headerLength: headerLength)) == nil, "a datagram opened twice")
+    if size >= headerLength, (try? datagrams.open(input, headerLength: headerLength)) != nil {
+        precondition((try? datagrams.open(input, headerLength: headerLength)) == nil, "a datagram opened twice")
     }
     return 0
 }
