@@ -23,6 +23,7 @@ public struct LANTransport: Transport {
     ) -> EventLoopFuture<(channel: any Channel, port: Int)> {
         ServerBootstrap(group: loop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 1_024)  // a burst of connections waits rather than retrying SYNs
             .serverChannelInitializer(addAcceptBackoff)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer(initializer)

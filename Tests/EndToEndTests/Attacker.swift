@@ -80,6 +80,28 @@ enum Attacker {
             return {"closed": closed, "kinds": kinds(data), "bytes": len(data)}
 
         mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+        if mode == "sniff":
+            # A capture on the lab's bridge (host: the interface, port: seconds): every frame's bytes, searched for the
+            # hex markers given, each reported found or not.
+            markers = [bytes.fromhex(m) for m in sys.argv[4:]]
+            sniffer = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+            if host != "any":
+                sniffer.bind((host, 0))
+            found, frames, total, deadline = set(), 0, 0, time.time() + port
+            print(json.dumps({"listening": True}), flush=True)
+            while time.time() < deadline:
+                r, _, _ = select.select([sniffer], [], [], 0.2)
+                if not r:
+                    continue
+                packet = sniffer.recv(65536)
+                frames += 1
+                total += len(packet)
+                for index, marker in enumerate(markers):
+                    if marker in packet:
+                        found.add(index)
+            print(json.dumps({"frames": frames, "bytes": total,
+                              "found": [sys.argv[4 + i] for i in sorted(found)]}), flush=True)
+            sys.exit(0)
         if mode == "probe":
             s = socket.create_connection((host, port), timeout=5)
             data = b""
@@ -96,23 +118,31 @@ enum Attacker {
                        + counter_state([(victim, 5000), (peer, 5000)]))
             print(json.dumps(converse(host, port, payload)))
         elif mode == "flood":
-            count, started, opened = int(sys.argv[4]), time.time(), 0
-            batch = []
-            for n in range(count):
-                try:
-                    s = socket.create_connection((host, port), timeout=5)
-                    s.sendall(hello(random.getrandbits(64) | 1, random.getrandbits(64)))
-                    batch.append(s)
-                    opened += 1
-                except OSError:
-                    pass
-                if len(batch) >= 32:
-                    for s in batch:
-                        s.close()
-                    batch = []
-            for s in batch:
-                s.close()
-            print(json.dumps({"opened": opened, "seconds": round(time.time() - started, 2)}))
+            # 32 threads, each opening its share one after another (closing them 4 at a time), each sending one hello.
+            count, started, opened, lock = int(sys.argv[4]), time.time(), [0], threading.Lock()
+            def flood(share):
+                batch = []
+                for n in range(share):
+                    try:
+                        s = socket.create_connection((host, port), timeout=5)
+                        s.sendall(hello(random.getrandbits(64) | 1, random.getrandbits(64)))
+                        batch.append(s)
+                        with lock:
+                            opened[0] += 1
+                    except OSError:
+                        pass
+                    if len(batch) >= 4:
+                        for s in batch:
+                            s.close()
+                        batch = []
+                for s in batch:
+                    s.close()
+            threads = [threading.Thread(target=flood, args=(count // 32 + (1 if i < count % 32 else 0),)) for i in range(32)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            print(json.dumps({"opened": opened[0], "seconds": round(time.time() - started, 2)}))
         elif mode == "idle":
             count, seconds = int(sys.argv[4]), float(sys.argv[5])
             soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

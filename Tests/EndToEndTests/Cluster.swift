@@ -94,6 +94,25 @@ final class Cluster {
         peers(host)[peer]?["state"] as? String
     }
 
+    /// Starts a capture on the lab's switch (every port of its bridge) for `seconds`, once it listens; its last event says which of the hex
+    /// `markers` crossed the bridge.
+    func sniff(seconds: Int, markers: [String]) async throws -> HostProcess {
+        let sniffer = try HostProcess.local(
+            ["ip", "netns", "exec", "\(lab.name)-sw", "python3", "-c", Attacker.program, "sniff", "any", "\(seconds)"]
+                + markers)
+        guard await sniffer.waitFor(timeout: 10, { $0["listening"] != nil }) != nil else {
+            sniffer.stop()
+            throw TestLabError("the capture on the bridge did not start: \(sniffer.stderr)")
+        }
+        return sniffer
+    }
+
+    /// The bytes of the app's greeting frame (`handshake`) of the daemon in `host`, in hex: application payload
+    /// that a capture finds only when links are not encrypted.
+    static func greeting(_ host: Int) -> String {
+        "042002683\(host)"
+    }
+
     /// Starts `session-client watch` in `host`.
     func watch(_ host: Int, seconds: Int = 60) throws -> HostProcess {
         try lab.spawn(host, [Cluster.client, "--json", "watch", "--timeout", "\(seconds)"])

@@ -16,9 +16,15 @@ struct EndToEndTests {
         try await Cluster.mesh(3)
     }
 
-    @Test("three hosts form a mesh within 3 s, and increments converge exactly")
+    @Test("three hosts form a mesh within 3 s, and increments converge exactly; without a secret the bridge sees it")
     func meshAndIncrements() async throws {
-        let cluster = try await meshOfThree()
+        let cluster = try Cluster(hosts: 3)
+        // The control case of the capture in TrustTests: without a secret the app's greetings cross in clear.
+        let capture = try await cluster.sniff(seconds: 6, markers: (1...3).map(Cluster.greeting))
+        defer { capture.stop() }
+        for host in 1...3 { try cluster.start(host) }
+        let meshed = await waitUntil(.seconds(5)) { (1...3).allSatisfy { cluster.connectedPeers($0) == 2 } }
+        #expect(meshed, "not every daemon had 2 connected peers within 5 s")
         let ids = try (1...3).map { try cluster.peerID($0) }
         // 1,000 increments from each host, in ten requests of 100, the hosts interleaved.
         for _ in 0..<10 {
@@ -35,6 +41,9 @@ struct EndToEndTests {
             }
         }
         #expect(converged, "counters did not converge to exactly 1,000 per peer")
+        _ = await waitUntil(.seconds(10)) { !capture.isRunning }
+        let seen = capture.events.last?["found"] as? [String] ?? []
+        #expect(!seen.isEmpty, "no greeting seen in clear without a secret: the capture check cannot be trusted")
     }
 
     @Test("kill -9: the others report the peer lost within 2 s; restarted, it reconnects with its count intact")

@@ -62,6 +62,10 @@ struct TrustTests {
         }
         let secret = ["--secret-file", Self.secretPath]
         let h1 = try cluster.lab.address(1)
+        // A capture on the bridge: the hellos' session name in clear, the app's greetings never.
+        let session = "03653265"  // string("e2e")
+        let capture = try await cluster.sniff(seconds: 8, markers: [session] + (1...3).map(Cluster.greeting))
+        defer { capture.stop() }
         // Host 4 relays one link of host 3 to host 1 and records what host 3 sends (a capture of a member's link).
         let relay = try cluster.lab.spawn(
             4, ["python3", "-c", Attacker.program, "relay", h1, "47000", "47100", "/run/recorded", "6", "h3"])
@@ -82,11 +86,16 @@ struct TrustTests {
 
         // The relay's capture: hellos in clear (it saw the link), no application payload in clear.
         _ = await waitUntil(.seconds(10)) { !relay.isRunning }
-        let capture = try #require(relay.events.first)
-        print("measured: relay capture \(capture)")
-        #expect((capture["recorded"] as? Int ?? 0) > 200)
-        #expect(capture["clearSession"] as? Bool == true)
-        #expect(capture["clearGreeting"] as? Bool == false, "the app's greeting crossed the network in clear")
+        let recording = try #require(relay.events.first)
+        print("measured: relay recording \(recording)")
+        #expect((recording["recorded"] as? Int ?? 0) > 200)
+        #expect(recording["clearSession"] as? Bool == true)
+        #expect(recording["clearGreeting"] as? Bool == false, "the app's greeting crossed the network in clear")
+
+        _ = await waitUntil(.seconds(10)) { !capture.isRunning }
+        let seen = capture.events.last?["found"] as? [String] ?? []
+        print("measured: bridge capture \(capture.events.last ?? [:])")
+        #expect(seen == [session], "the bridge saw \(seen): application payload in clear, or no traffic at all")
 
         let memoryBefore = privateMemory(under: cluster.daemons[1]!.pid)
         let target = [h1, "47000"]
@@ -155,7 +164,8 @@ struct TrustTests {
         let status = try cluster.client(1, ["status"]) as? [String: Any]
         print("measured: host 1 status after the attacks: \(status ?? [:])")
         #expect(status?["encrypted"] as? Bool == true)
-        #expect(status?["failedHandshakes"] as? Int ?? 0 >= 10_000)
+        // Most of the flood's hellos were read and refused; the rest closed before their hello was read.
+        #expect(status?["failedHandshakes"] as? Int ?? 0 >= 9_000)
         if let before = memoryBefore, let after = privateMemory(under: cluster.daemons[1]!.pid) {
             print("measured: host 1 private memory \(before) KiB before the attacks, \(after) KiB after")
             #expect(after - before <= 10 * 1024, "private memory grew by \(after - before) KiB")
