@@ -45,11 +45,11 @@ struct LatencyResult {
 
     /// The row's cells in table order: transport, channel, count and the statistics.
     var tableCells: [String] {
-        [transport, channel, String(count)] + microseconds.map(\.value)
+        [name, transport, channel, String(count)] + microseconds.map(\.value)
     }
 
     /// The table's header, matching ``tableCells``.
-    static let tableHeader = ["transport", "channel", "count", "p50_us", "p90_us", "p99_us", "max_us", "mean_us"]
+    static let tableHeader = ["row", "transport", "channel", "count", "p50_us", "p90_us", "p99_us", "max_us", "mean_us"]
 
     private static func format(_ nanoseconds: UInt64) -> String {
         String(format: "%.1f", Double(nanoseconds) / 1_000)

@@ -108,23 +108,28 @@ struct SessionBench {
         }
         report("raw-udp", transport: "loopback-raw", channel: "unreliable", udpSamples)
 
-        let pair = try await SessionPair.start(loopA: clientLoop, loopB: serverLoop)
-        try await closing("the sessions", { await pair.stop() }) {
-            try await pair.waitUntilConnected(within: connectTimeout)
-            let peer = pair.b.peerID
-            printError("session-bench: session-reliable, \(LatencyMeter.warmUp) + \(count) round trips")
-            let reliable = try await LatencyMeter.measure(count: count) {
-                _ = try await pair.a.ping(peer, unreliable: false)
+        // The same pair of sessions without a secret, then with one (authenticated and sealed links).
+        for (suffix, secret) in [("", nil), ("-sealed", Array("session-bench secret".utf8))] as [(String, [UInt8]?)] {
+            let started = ContinuousClock.now
+            let pair = try await SessionPair.start(loopA: clientLoop, loopB: serverLoop, secret: secret)
+            try await closing("the sessions", { await pair.stop() }) {
+                try await pair.waitUntilConnected(within: connectTimeout)
+                printError("session-bench: session\(suffix) connected \(ContinuousClock.now - started) after the start")
+                let peer = pair.b.peerID
+                printError("session-bench: session\(suffix)-reliable, \(LatencyMeter.warmUp) + \(count) round trips")
+                let reliable = try await LatencyMeter.measure(count: count) {
+                    _ = try await pair.a.ping(peer, unreliable: false)
+                }
+                report("session\(suffix)-reliable", transport: LANTransport.name, channel: "reliable", reliable)
+                // With `unreliable: true`, a ping quietly goes on the TCP link when UDP is not the route: check it is.
+                try await pair.checkDatagramRoute()
+                printError("session-bench: session\(suffix)-unreliable, \(LatencyMeter.warmUp) + \(count) round trips")
+                let unreliable = try await LatencyMeter.measure(count: count) {
+                    _ = try await pair.a.ping(peer, unreliable: true)
+                }
+                try await pair.checkDatagramRoute()
+                report("session\(suffix)-unreliable", transport: LANTransport.name, channel: "unreliable", unreliable)
             }
-            report("session-reliable", transport: LANTransport.name, channel: "reliable", reliable)
-            // With `unreliable: true`, a ping quietly goes on the TCP link when UDP is not the route: check it is.
-            try await pair.checkDatagramRoute()
-            printError("session-bench: session-unreliable, \(LatencyMeter.warmUp) + \(count) round trips")
-            let unreliable = try await LatencyMeter.measure(count: count) {
-                _ = try await pair.a.ping(peer, unreliable: true)
-            }
-            try await pair.checkDatagramRoute()
-            report("session-unreliable", transport: LANTransport.name, channel: "unreliable", unreliable)
         }
 
         if !options.json {
@@ -183,6 +188,11 @@ struct SessionBench {
         if let session, let raw, raw.medianNanoseconds > 0 {
             let factor = Double(session.medianNanoseconds) / Double(raw.medianNanoseconds)
             print("\nsession reliable p50 is \(String(format: "%.1f", factor))× raw TCP p50")
+        }
+        let sealed = results.first { $0.name == "session-sealed-reliable" }
+        if let session, let sealed, session.medianNanoseconds > 0 {
+            let added = (Double(sealed.medianNanoseconds) - Double(session.medianNanoseconds)) / 1_000
+            print("sealing adds \(String(format: "%.1f", added)) µs to the reliable p50 (four seals or opens per round trip)")
         }
     }
 }
