@@ -49,7 +49,9 @@ struct LatencyResult {
     }
 
     /// The table's header, matching ``tableCells``.
-    static let tableHeader = ["row", "transport", "channel", "count", "p50_us", "p90_us", "p99_us", "max_us", "mean_us"]
+    static let tableHeader = [
+        "row", "transport", "channel", "count", "p50_us", "p90_us", "p99_us", "max_us", "mean_us",
+    ]
 
     private static func format(_ nanoseconds: UInt64) -> String {
         String(format: "%.1f", Double(nanoseconds) / 1_000)

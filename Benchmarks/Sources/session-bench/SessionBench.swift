@@ -192,7 +192,9 @@ struct SessionBench {
         let sealed = results.first { $0.name == "session-sealed-reliable" }
         if let session, let sealed, session.medianNanoseconds > 0 {
             let added = (Double(sealed.medianNanoseconds) - Double(session.medianNanoseconds)) / 1_000
-            print("sealing adds \(String(format: "%.1f", added)) µs to the reliable p50 (four seals or opens per round trip)")
+            print(
+                "sealing adds \(String(format: "%.1f", added)) µs to the reliable p50 (four seals or opens per round trip)"
+            )
         }
     }
 }
