@@ -24,7 +24,6 @@ public struct LANTransport: Transport {
         ServerBootstrap(group: loop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 1_024)  // a burst of connections waits rather than retrying SYNs
-            .serverChannelInitializer(addAcceptBackoff)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer(initializer)
             .bind(host: host, port: port)

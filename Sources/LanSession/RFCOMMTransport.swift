@@ -99,7 +99,6 @@ public struct RFCOMMTransport: Transport {
         }
         let channel = self.channel
         return ServerBootstrap(group: loop)
-            .serverChannelInitializer(addAcceptBackoff)
             .childChannelInitializer { child in Self.adopt(child, then: initializer) }
             .withBoundSocket(fd)
             .map { listener in (listener, channel) }

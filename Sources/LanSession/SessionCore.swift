@@ -29,6 +29,8 @@ final class SessionCore {
     let secret: SessionSecret?
     /// Accepted links closed at once for the caps on unproven links.
     var rejectedUnproven = 0
+    /// Accepts that failed for want of descriptors.
+    var exhaustedAccepts = 0
     /// Handshakes whose proof failed.
     var failedAuthentications = 0
     /// Sealed datagrams dropped: a bad tag, a replay, or not sealed on a sealed link.
@@ -133,6 +135,12 @@ final class SessionCore {
             .flatMap { (channel, port) -> EventLoopFuture<Void> in
                 let core = bound.value
                 core.listeners[transport.name] = channel
+                do {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ListenerGuard { bound.value.descriptorsExhausted() }, position: .first)
+                } catch {
+                    return core.loop.makeFailedFuture(error)
+                }
                 guard transport.carriesDatagrams else { return core.loop.makeSucceededVoidFuture() }
                 core.port = port
                 guard core.configuration.datagrams else { return core.loop.makeSucceededVoidFuture() }
@@ -255,6 +263,22 @@ final class SessionCore {
         }
         write(.hello(hello), on: link)
         return link
+    }
+
+    /// Accept failed for want of descriptors: close the oldest accepted link that has not proved itself, so that the
+    /// next accept succeeds instead of failing again at once.
+    func descriptorsExhausted() {
+        let oldest = links.values.filter { $0.role == .acceptor && $0.isOpen && $0.machine.isUnproven }
+            .min { $0.openedAt < $1.openedAt }
+        exhaustedAccepts += 1
+        if exhaustedAccepts == 1 || exhaustedAccepts.isMultiple(of: 1_000) {
+            logger.warning(
+                "out of file descriptors accepting a connection (\(exhaustedAccepts) times so far); \(oldest == nil ? "no unproven connection to close" : "closing the oldest unproven one")"
+            )
+        }
+        guard let oldest else { return }
+        rejectedUnproven += 1
+        perform(oldest.machine.drop("out of descriptors: the oldest unproven connection goes"), on: oldest)
     }
 
     /// Why a newly accepted link is over the caps on links that have not proved themselves; nil when it is not.

@@ -1,4 +1,3 @@
-import Glibc
 import NIOCore
 
 /// Where a peer can be reached: a transport's name and an address in its terms.
@@ -93,23 +92,5 @@ extension Transport {
     /// interface).
     public func localEndpoint(of listener: any Channel, port: Int) -> Endpoint? {
         listener.localAddress.map { Endpoint(transport: name, host: $0.ipAddress ?? "?", port: $0.port ?? port) }
-    }
-}
-
-/// A listener's first handler: when accept fails for want of descriptors (EMFILE, ENFILE) or memory, it stops
-/// accepting for a moment instead of spinning on the error, so established links and the control socket go on.
-/// Other accept errors (a connection reset before it was accepted: ECONNABORTED) do not pause accepting.
-@Sendable func addAcceptBackoff(_ channel: any Channel) -> EventLoopFuture<Void> {
-    channel.eventLoop.makeCompletedFuture {
-        try channel.pipeline.syncOperations.addHandler(
-            AcceptBackoffHandler(shouldForwardIOErrorCaught: false, backoffProvider: acceptBackoff))
-    }
-}
-
-/// 100 ms without accepting after running out of descriptors or memory; no pause for anything else.
-@Sendable func acceptBackoff(_ error: IOError) -> TimeAmount? {
-    switch error.errnoCode {
-    case EMFILE, ENFILE, ENOBUFS, ENOMEM: .milliseconds(100)
-    default: nil
     }
 }

@@ -110,6 +110,7 @@ struct SessionDaemon: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "sessiond")
+        Self.raiseDescriptorLimit(logger: logger)
         do {
             try await serve(logger: logger)
         } catch let error as AvahiError where error.code == .daemonNotRunning {
@@ -213,6 +214,21 @@ struct SessionDaemon: AsyncParsableCommand {
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("stopped")
+    }
+
+    /// Raises the soft limit on open descriptors to the hard one (at most 65,536): systemd and shells start
+    /// processes at 1,024, which a burst of connections can use up.
+    static func raiseDescriptorLimit(logger: Logger) {
+        var limit = rlimit()
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        guard getrlimit(resource, &limit) == 0 else { return }
+        let wanted = min(limit.rlim_max, 65_536)
+        guard limit.rlim_cur < wanted else { return }
+        let before = limit.rlim_cur
+        limit.rlim_cur = wanted
+        if setrlimit(resource, &limit) == 0 {
+            logger.debug("descriptor limit raised from \(before) to \(wanted)")
+        }
     }
 
     /// "ADDRESS[/CHANNEL]" as an RFCOMM endpoint.

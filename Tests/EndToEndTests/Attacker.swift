@@ -157,15 +157,21 @@ enum Attacker {
             opened, last_close, open_set = len(sockets), 0.0, set(sockets)
             connecting = round(time.time() - started, 2)
             started = time.time()
+            poller, by_fd = select.poll(), {s.fileno(): s for s in sockets}
+            for s in sockets:
+                poller.register(s, select.POLLIN | select.POLLHUP | select.POLLERR)
             while open_set and time.time() - started < seconds:
-                r, _, _ = select.select(list(open_set)[:1000], [], [], 0.2)
-                for s in r:
+                for fd, _ in poller.poll(200):
+                    s = by_fd[fd]
+                    if s not in open_set:
+                        continue
                     try:
                         chunk = s.recv(4096)
                     except OSError:
                         chunk = b""
                     if not chunk:
                         open_set.discard(s)
+                        poller.unregister(fd)
                         last_close = time.time() - started
             print(json.dumps({"opened": opened, "connectSeconds": connecting, "stillOpen": len(open_set),
                               "lastClosedAfter": round(last_close, 2)}))

@@ -173,4 +173,61 @@ struct TrustTests {
             Issue.record("cannot read the daemon's memory")
         }
     }
+
+    /// The daemon's CPU time so far (user and system), from /proc.
+    func cpuTime(of pid: Int32) -> Duration? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        let ticks = sysconf(Int32(_SC_CLK_TCK))
+        return .milliseconds((user + system) * 1_000 / ticks)
+    }
+
+    @Test("out of descriptors under 1,100 idle connections: no spinning, the control socket answers, members count")
+    func descriptorExhaustion() async throws {
+        let cluster = try Cluster(hosts: 3)
+        // Host 1's daemon gets 40 descriptors: about 25 are its own, so a handful of connections exhausts them.
+        cluster.daemons[1] = try cluster.lab.spawn(
+            1,
+            [
+                "prlimit", "--nofile=40:40", Cluster.daemon, "--name", "h1", "--session", "e2e", "--port", "47000",
+                "--state-dir", Cluster.stateDirectory, "--log-level", "info",
+            ])
+        try cluster.start(2)
+        #expect(await waitUntil(.seconds(10)) { cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1 })
+        let daemon = try #require(descendant(of: cluster.daemons[1]!.pid, named: "sessiond"))
+        let target = [try cluster.lab.address(1), "47000"]
+        let attack = try cluster.lab.spawn(
+            3, ["python3", "-c", Attacker.program, "idle"] + target + ["1100", "8"])
+        defer { attack.stop() }
+        try await Task.sleep(for: .seconds(1))
+        let cpuBefore = cpuTime(of: daemon)
+        let clock = ContinuousClock.now
+        // While the attack holds its connections: the control socket answers, and host 2's increments arrive.
+        var answered = 0
+        for _ in 0..<5 {
+            if (try? cluster.client(1, ["status"])) != nil { answered += 1 }
+            _ = try cluster.client(2, ["increment", "-n", "100"])
+        }
+        try await Task.sleep(until: clock + .seconds(4))
+        let window = ContinuousClock.now - clock
+        let cpuAfter = cpuTime(of: daemon)
+        let idle = await attack.waitFor(timeout: 15) { $0["opened"] != nil }
+        print("measured: idle attack on 40 descriptors: \(idle ?? [:])")
+        #expect(answered == 5, "the control socket answered \(answered) of 5 times")
+        if let cpuBefore, let cpuAfter {
+            let used = cpuAfter - cpuBefore
+            print("measured: daemon CPU \(used) in \(window) under the attack")
+            #expect(used < window / 2, "the daemon spent \(used) of \(window) on CPU: spinning on accept")
+        } else {
+            Issue.record("cannot read the daemon's CPU time")
+        }
+        let id2 = try cluster.peerID(2)
+        #expect(
+            await waitUntil(.seconds(10)) { cluster.counts(1)?[id2] == 500 },
+            "host 1 counts \(cluster.counts(1) ?? [:])")
+        #expect(cluster.state(of: id2, in: 1) == "connected")
+    }
 }
