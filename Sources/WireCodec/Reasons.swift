@@ -22,7 +22,8 @@ public struct DeclineReason: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let wrongSession = DeclineReason(rawValue: 5)
     /// Another link to the same peer won the simultaneous-connect tie-break.
     public static let duplicateLink = DeclineReason(rawValue: 6)
-    /// Authentication failed (reserved for the pre-shared-secret handshake).
+    /// The secret handshake cannot go on: the hello has no key where the session has a secret, or has one where it
+    /// has none (docs/wire-format.md, section 9).
     public static let authenticationFailed = DeclineReason(rawValue: 7)
 
     public var description: String {
