@@ -230,4 +230,26 @@ struct TrustTests {
             "host 1 counts \(cluster.counts(1) ?? [:])")
         #expect(cluster.state(of: id2, in: 1) == "connected")
     }
+
+    @Test("a secret file that others can read, an empty one or a missing one: the daemon refuses to start, saying why")
+    func badSecretFiles() throws {
+        let cluster = try Cluster(hosts: 1)
+        let setup = try cluster.lab.run(
+            1,
+            [
+                "sh", "-c",
+                "printf s3cret > /run/open && chmod 644 /run/open && : > /run/empty && chmod 600 /run/empty",
+            ])
+        #expect(setup.status == 0)
+        for (path, reason) in [
+            ("/run/open", "mode 644 lets others read it"), ("/run/empty", "the file is empty"),
+            ("/run/missing", "No such file or directory"),
+        ] {
+            let result = try cluster.lab.run(
+                1, [Cluster.daemon, "--no-discovery", "--secret-file", path, "--state-dir", "/run/st"], timeout: 20)
+            #expect(result.status == 1, "\(path): exit \(result.status)")
+            #expect(result.stderr.contains(reason), "\(path): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(path): \(result.stderr)")
+        }
+    }
 }
