@@ -56,7 +56,9 @@ final class Daemon {
 
     init(_ name: String, _ arguments: [String]) throws {
         self.name = name
-        directory = "/tmp/btlab-\(name)-\(UInt32.random(in: 0...UInt32.max))"
+        directory =
+            FileManager.default.temporaryDirectory
+            .appendingPathComponent("btlab-\(name)-\(UInt32.random(in: 0...UInt32.max))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/sessiond"
         process = try HostProcess.local(
@@ -256,7 +258,8 @@ struct Check: AsyncParsableCommand {
                 closed = True
             print("closed" if closed else "open")
             """
-        let path = "/tmp/btlab-hostile-\(UInt32.random(in: 0...UInt32.max)).py"
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("btlab-hostile-\(UInt32.random(in: 0...UInt32.max)).py").path
         _ = FileManager.default.createFile(atPath: path, contents: Data(script.utf8))
         guard
             let client = try? HostProcess.local([
