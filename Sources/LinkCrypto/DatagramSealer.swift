@@ -24,15 +24,9 @@ public struct DatagramSealer {
         counter += 1
         var output = [UInt8](header)
         for index in 0..<8 { output.append(UInt8(truncatingIfNeeded: counter >> (8 * index))) }
-        do {
-            let box = try ChaChaPoly.seal(
-                plaintext, using: key, nonce: try Nonces.make(counter), authenticating: output)
-            output += box.ciphertext
-            output += box.tag
-            return output
-        } catch {
-            throw LinkCryptoError(.library, "\(error)")
-        }
+        let additional = output
+        try Nonces.seal(plaintext, header: additional, key: key, counter: counter, into: &output)
+        return output
     }
 }
 

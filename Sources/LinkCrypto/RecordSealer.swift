@@ -32,18 +32,9 @@ public struct RecordSealer {
         guard counter < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "2^64 records sealed") }
         let length = UInt16(plaintext.count + Wire.sealTagLength)
         let header = [UInt8(length & 0xff), UInt8(length >> 8)]
-        do {
-            let box = try ChaChaPoly.seal(
-                plaintext, using: key, nonce: try Nonces.make(counter), authenticating: header)
-            counter += 1
-            output += header
-            output += box.ciphertext
-            output += box.tag
-        } catch let error as LinkCryptoError {
-            throw error
-        } catch {
-            throw LinkCryptoError(.library, "\(error)")
-        }
+        output += header
+        try Nonces.seal(plaintext, header: header, key: key, counter: counter, into: &output)
+        counter += 1
     }
 }
 
@@ -86,6 +77,20 @@ enum Nonces {
         var bytes = [UInt8](repeating: 0, count: 12)
         for index in 0..<8 { bytes[4 + index] = UInt8(truncatingIfNeeded: counter >> (8 * index)) }
         return try ChaChaPoly.Nonce(data: bytes)
+    }
+
+    /// Appends the ciphertext and tag of `plaintext` to `output`.
+    static func seal(
+        _ plaintext: UnsafeRawBufferPointer, header: [UInt8], key: SymmetricKey, counter: UInt64,
+        into output: inout [UInt8]
+    ) throws(LinkCryptoError) {
+        do {
+            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: try make(counter), authenticating: header)
+            output += box.ciphertext
+            output += box.tag
+        } catch {
+            throw LinkCryptoError(.library, "\(error)")
+        }
     }
 
     static func open(
