@@ -128,4 +128,14 @@ public enum SessionEvent: Hashable, Sendable {
     case layout([PeerID: Int])
     /// Messages from a peer were lost for good (its replay buffer overflowed); state was re-synchronised.
     case resynchronised(PeerID, lost: UInt64)
+    /// An application's message from a peer, as sent with ``Session/send(_:to:reliably:)``.
+    case data(from: PeerID, bytes: [UInt8], reliable: Bool)
+    /// A peer opened a byte stream to this one: read it (once) to take its bytes.
+    case streamOpened(IncomingByteStream)
+    /// A resource transfer (a file) started, progressed (at most every 100 ms), finished, failed or was cancelled;
+    /// on both sides.
+    case transfer(TransferProgress)
+    /// This subscriber fell behind: so many events were not kept for it (its buffer was full). Read the state
+    /// afresh.
+    case eventsMissed(Int)
 }

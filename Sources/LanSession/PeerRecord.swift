@@ -29,6 +29,10 @@ final class PeerRecord {
     var lastProbeSent: NIODeadline?
     var lastDatagramReceived: NIODeadline?
     var datagramSequence: UInt32 = 0
+    /// Applications' data waiting for room on the reliable channel, in order.
+    var outbox: [PendingData] = []
+    /// Payload bytes received since the last acknowledgement.
+    var unacknowledgedBytes = 0
 
     /// One endpoint's dials.
     struct DialState {

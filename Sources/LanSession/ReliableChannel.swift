@@ -30,6 +30,14 @@ struct ReliableChannel {
         return (frame, frame == nil)
     }
 
+    /// Bytes kept for resending (sent and not acknowledged).
+    var replayBytes: Int { replay.frames.readableBytes }
+
+    /// Whether `bytes` more in `messages` more frames fit the replay buffer.
+    func hasRoom(bytes: Int, messages: Int) -> Bool {
+        replay.count + messages <= replay.maxMessages && replay.frames.readableBytes + bytes <= replay.maxBytes
+    }
+
     /// Counts a sequenced message received from the peer; returns its number.
     mutating func receive() -> UInt64 {
         received += 1

@@ -16,8 +16,14 @@ public final class Session: Sendable {
     public let peerID: PeerID
     /// The configuration the session was made with.
     public let configuration: SessionConfiguration
-    /// Everything that happens, in order. One consumer.
-    public let events: AsyncStream<SessionEvent>
+    /// Everything that happens from now on, in order: a new subscription at each use, as ``subscribe(bufferSize:)``
+    /// with its default buffer.
+    public var events: AsyncStream<SessionEvent> { subscribe() }
+
+    /// Events buffered for one subscriber by default.
+    public static let defaultEventBufferSize = 4096
+
+    private let fanout = EventFanout()
 
     private let loop: any EventLoop
     private let ownedGroup: MultiThreadedEventLoopGroup?
@@ -54,23 +60,32 @@ public final class Session: Sendable {
             logger[metadataKey: "peer"] = "\(configuration.peerID)"
             return logger
         }()
-        let (stream, continuation) = AsyncStream<SessionEvent>.makeStream(bufferingPolicy: .unbounded)
-        self.events = stream
-        self.core = NIOLoopBoundBox.makeBoxSendingValue(
+        let box = NIOLoopBoundBox.makeBoxSendingValue(
             SessionCore(
                 configuration: configuration, loop: self.loop, transports: transports, logger: logger,
-                events: continuation),
+                events: fanout),
             eventLoop: self.loop)
+        self.core = box
+        loop.execute { [weak self] in box.value.owner = self }
+    }
+
+    /// A stream of every event from now on, for one reader, holding at most `bufferSize` unread events.
+    ///
+    /// Each subscriber has its own buffer. One that falls behind keeps the oldest unread events; newer ones are not
+    /// kept for it, and once it has room again it gets ``SessionEvent/eventsMissed(_:)`` with how many, before the
+    /// next event: the sign to read ``peers()`` and the rest afresh. The stream ends when the session stops.
+    public func subscribe(bufferSize: Int = Session.defaultEventBufferSize) -> AsyncStream<SessionEvent> {
+        fanout.subscribe(bufferSize: bufferSize)
     }
 
     /// Binds the listening sockets (TCP and UDP, same port) and starts dialling static peers. Returns the port.
     @discardableResult
-    public func start() async throws -> Int {
+    public func start() async throws(SessionError) -> Int {
         try await run { $0.start() }
     }
 
     /// Starts the session unless it was started already (for ``run()`` after an early ``start()``).
-    func startIfNeeded() async throws {
+    func startIfNeeded() async throws(SessionError) {
         try await run { core in core.runState == .idle ? core.start().map { _ in } : core.loop.makeSucceededVoidFuture()
         }
     }
@@ -84,6 +99,7 @@ public final class Session: Sendable {
         else { return }
         let core = self.core
         try? await loop.flatSubmit { core.value.stop() }.get()
+        fanout.finish()
         if let ownedGroup { try? await ownedGroup.shutdownGracefully() }
     }
 
@@ -105,28 +121,30 @@ public final class Session: Sendable {
     }
 
     /// Adds a peer to reach at a fixed address, without discovery; it is redialled whenever its link is lost.
-    public func connect(to endpoint: Endpoint) async throws {
+    public func connect(to endpoint: Endpoint) async throws(SessionError) {
         try await call { $0.addStaticEndpoint(endpoint) }
     }
 
     /// Sets the addresses discovery record `record` (a DNS-SD instance name) gives for a peer, replacing what that
     /// record gave before; the peer keeps the addresses of its other records and its static ones.
-    public func discovered(_ endpoints: [Endpoint], peerID: PeerID, name: String, record: String) async throws {
+    public func discovered(
+        _ endpoints: [Endpoint], peerID: PeerID, name: String, record: String
+    ) async throws(SessionError) {
         try await call { $0.addDiscovered(endpoints, peer: peerID, name: name, record: record) }
     }
 
     /// Forgets the addresses discovery record `record` gave; those of the peer's other records stay.
-    public func vanished(record: String) async throws {
+    public func vanished(record: String) async throws(SessionError) {
         try await call { $0.removeDiscovered(record: record) }
     }
 
     /// Every peer the session knows.
-    public func peers() async throws -> [PeerInfo] {
+    public func peers() async throws(SessionError) -> [PeerInfo] {
         try await call { core in core.peers.values.map { core.info(of: $0) }.sorted { $0.peerID < $1.peerID } }
     }
 
     /// What the session refused of strangers and whether its links are encrypted.
-    public func security() async throws -> SecurityStatistics {
+    public func security() async throws(SessionError) -> SecurityStatistics {
         try await call { core in
             SecurityStatistics(
                 encrypted: core.configuration.isEncrypted, failedHandshakes: core.failedAuthentications,
@@ -135,17 +153,17 @@ public final class Session: Sendable {
     }
 
     /// The replicated counter.
-    public func counter() async throws -> GCounter {
+    public func counter() async throws(SessionError) -> GCounter {
         try await call { $0.counter }
     }
 
     /// The bubbles.
-    public func bubbles() async throws -> BubbleBoard {
+    public func bubbles() async throws(SessionError) -> BubbleBoard {
         try await call { $0.bubbles }
     }
 
     /// Player indexes of the current members.
-    public func layout() async throws -> PlayerLayout {
+    public func layout() async throws(SessionError) -> PlayerLayout {
         try await call { $0.layout }
     }
 
@@ -153,28 +171,30 @@ public final class Session: Sendable {
     /// ``SessionConfiguration/localCountStore``), then sends it reliably to every member. Returns this peer's count
     /// once both are done; when the save fails, nothing was sent and the count is unchanged.
     @discardableResult
-    public func increment(by count: UInt64 = 1) async throws -> UInt64 {
+    public func increment(by count: UInt64 = 1) async throws(SessionError) -> UInt64 {
         try await run { $0.increment(by: count) }
     }
 
     /// Asks for bubble `view`; the coordinator's answer arrives as a ``SessionEvent/holder(view:holder:)`` event.
-    public func pickUp(_ view: UInt8) async throws {
+    public func pickUp(_ view: UInt8) async throws(SessionError) {
         try await call { core throws(SessionError) in try core.pickUp(view) }
     }
 
     /// Moves bubble `view`, which this peer must hold.
-    public func move(_ view: UInt8, x: Float, y: Float) async throws {
+    public func move(_ view: UInt8, x: Float, y: Float) async throws(SessionError) {
         try await call { core throws(SessionError) in try core.move(view, x: x, y: y) }
     }
 
     /// Drops bubble `view`, which this peer must hold, at its final position.
-    public func drop(_ view: UInt8, x: Float, y: Float) async throws {
+    public func drop(_ view: UInt8, x: Float, y: Float) async throws(SessionError) {
         try await call { core throws(SessionError) in try core.drop(view, x: x, y: y) }
     }
 
     /// Answers an invitation received with ``InvitationPolicy/ask``; false if it is no longer pending.
     @discardableResult
-    public func answer(_ invitation: UInt64, accept: Bool, reason: DeclineReason = .rejected) async throws -> Bool {
+    public func answer(
+        _ invitation: UInt64, accept: Bool, reason: DeclineReason = .rejected
+    ) async throws(SessionError) -> Bool {
         try await call { $0.answer(invitation, decision: accept ? .accept : .decline(reason)) }
     }
 
@@ -185,7 +205,7 @@ public final class Session: Sendable {
     /// channel of a transport without datagrams is its link).
     public func ping(
         _ peer: PeerID, unreliable: Bool = false, payloadSize: Int = 0, transport: String? = nil
-    ) async throws -> TimeAmount {
+    ) async throws(SessionError) -> TimeAmount {
         try await run { $0.ping(peer, unreliable: unreliable, payloadSize: payloadSize, transport: transport) }
     }
 
@@ -193,7 +213,7 @@ public final class Session: Sendable {
     /// each ping leaves as the previous pong arrives, on the session's event loop, so the figures hold no thread hop.
     public func measureRoundTrips(
         to peer: PeerID, count: Int, unreliable: Bool = false, payloadSize: Int = 0, transport: String? = nil
-    ) async throws -> [TimeAmount] {
+    ) async throws(SessionError) -> [TimeAmount] {
         guard (1...1_000_000).contains(count) else {
             throw SessionError(.invalidArgument, "count must be 1...1000000")
         }
@@ -204,28 +224,54 @@ public final class Session: Sendable {
     }
 
     /// Invitations waiting for an answer (with ``InvitationPolicy/ask``).
-    public func invitations() async throws -> [InvitationRequest] {
+    public func invitations() async throws(SessionError) -> [InvitationRequest] {
         try await call { core in core.pendingInvitations.values.map(\.request).sorted { $0.id < $1.id } }
     }
 
     /// Closes the active link to `peer` abruptly, as a broken connection would (for tests and diagnostics).
-    public func dropLink(to peer: PeerID) async throws {
+    public func dropLink(to peer: PeerID) async throws(SessionError) {
         try await call { core in core.peers[peer]?.active?.channel.close(promise: nil) }
     }
 
     // MARK: - Hopping to the loop
 
-    private func call<T: Sendable>(
+    func call<T: Sendable>(
         _ body: @escaping @Sendable (SessionCore) throws(SessionError) -> T
-    ) async throws -> T {
+    ) async throws(SessionError) -> T {
         guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
         let core = self.core
-        return try await loop.submit { () throws -> T in try body(core.value) }.get()
+        do {
+            return try await loop.submit { () throws -> T in try body(core.value) }.get()
+        } catch {
+            throw SessionError(error)
+        }
     }
 
-    private func run<T: Sendable>(_ body: @escaping @Sendable (SessionCore) -> EventLoopFuture<T>) async throws -> T {
+    func run<T: Sendable>(
+        _ body: @escaping @Sendable (SessionCore) -> EventLoopFuture<T>
+    ) async throws(SessionError) -> T {
         guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
         let core = self.core
-        return try await loop.flatSubmit { body(core.value) }.get()
+        do {
+            return try await loop.flatSubmit { body(core.value) }.get()
+        } catch {
+            throw SessionError(error)
+        }
+    }
+
+    /// Runs blocking work (file I/O) on the shared thread pool.
+    func offload<T: Sendable>(_ body: @escaping @Sendable () throws(SessionError) -> T) async throws(SessionError) -> T
+    {
+        do {
+            return try await NIOThreadPool.singleton.runIfActive { () throws -> T in try body() }
+        } catch {
+            throw SessionError(error)
+        }
+    }
+
+    /// Runs `body` on the loop without waiting (cancellation handlers).
+    func schedule(_ body: @escaping @Sendable (SessionCore) -> Void) {
+        let core = self.core
+        loop.execute { body(core.value) }
     }
 }

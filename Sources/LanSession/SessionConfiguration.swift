@@ -67,6 +67,12 @@ public struct SessionConfiguration: Sendable {
     /// Most accepted links that have not proved themselves yet from one address; more are closed at once.
     public var maxUnprovenLinksPerAddress = 16
 
+    /// The directory where resources (files) sent by peers land, verified and moved in atomically; partial files of
+    /// interrupted transfers wait there (hidden, `.partial-*`) to be resumed. Nil: resources are declined.
+    public var inbox: String?
+    /// Whether byte streams opened by peers are taken (as ``SessionEvent/streamOpened(_:)``) or declined.
+    public var acceptsByteStreams = true
+
     /// Whether links are authenticated and encrypted (a secret is set).
     public var isEncrypted: Bool { secret != nil }
 
@@ -128,6 +134,9 @@ public struct SessionConfiguration: Sendable {
                 "the failover silence must be longer than the heartbeat interval, the intervals positive")
         }
         if let secret, secret.isEmpty { throw SessionError(.invalidConfiguration, "the secret is empty") }
+        if let inbox, !ResourceFile.isDirectory(inbox) {
+            throw SessionError(.invalidConfiguration, "the inbox \(inbox) is not a directory")
+        }
         guard proofTimeout > .zero, maxUnprovenLinks > 0, maxUnprovenLinksPerAddress > 0 else {
             throw SessionError(
                 .invalidConfiguration, "the proof timeout and the caps on unproven links must be positive")

@@ -3,8 +3,18 @@ import WireCodec
 
 extension SessionCore {
     /// Applies an application command received from `peer`, on either channel.
-    func handleApplication(_ message: Message, from peer: PeerRecord) {
+    func handleApplication(_ message: Message, from peer: PeerRecord, reliable: Bool) {
         switch message {
+        case .data(let bytes):
+            events.yield(.data(from: peer.id, bytes: bytes, reliable: reliable))
+        case .streamOpen(let open):
+            receivedStreamOpen(open, from: peer)
+        case .streamChunk(let chunk):
+            receivedStreamChunk(chunk, from: peer)
+        case .streamCredit(let credit):
+            receivedStreamCredit(credit, from: peer)
+        case .streamEnd(let end):
+            receivedStreamEnd(end, from: peer)
         case .handshake(let name):
             if peer.name != name {
                 peer.name = name

@@ -141,8 +141,8 @@ extension SessionCore {
                     publishState(of: peer)
                 }
                 receivedPong(pong, from: peer)
-            case .move:
-                handleApplication(message, from: peer)
+            case .move, .data:
+                handleApplication(message, from: peer, reliable: false)
             default:
                 logger.debug("ignoring \(message.kind) in a datagram from \(peer.name)")
             }

@@ -149,6 +149,7 @@ extension SessionCore {
             }
             peer.reliable.peerRestarted()
             replica.forget(peer.id)  // what it held died with its process
+            streamsEnded(with: peer, reason: "\(peer.name) restarted")
         }
         peer.incarnation = hello.incarnation
 
@@ -345,6 +346,7 @@ extension SessionCore {
             link.liveness.didSend(at: .now())
             link.channel.writeAndFlush(resend, promise: nil)
         }
+        reliableRoomFreed(peer)
         publishLink(link, of: peer)
         startDatagrams(for: peer, link: link)
         guard peer.state != .connected else {
@@ -379,14 +381,25 @@ extension SessionCore {
         case .pong(let pong):
             receivedPong(pong, on: link)
         case .ack(let sequence):
-            peer(of: link)?.reliable.peerAcknowledged(sequence)
+            if let peer = peer(of: link) {
+                peer.reliable.peerAcknowledged(sequence)
+                reliableRoomFreed(peer)
+            }
         case .members(let members):
             if let peer = peer(of: link) { receivedMembers(members, from: peer) }
         default:
             guard let peer = peer(of: link), peer.active === link else { return }
             let sequence = peer.reliable.receive()
-            if sequence % 64 == 0 { write(.ack(sequence: peer.reliable.makeAck()), on: link) }
-            handleApplication(message, from: peer)
+            switch message {
+            case .streamChunk(let chunk): peer.unacknowledgedBytes += chunk.bytes.count
+            case .data(let bytes): peer.unacknowledgedBytes += bytes.count
+            default: break
+            }
+            if sequence % 64 == 0 || peer.unacknowledgedBytes >= 128 << 10 {
+                peer.unacknowledgedBytes = 0
+                write(.ack(sequence: peer.reliable.makeAck()), on: link)
+            }
+            handleApplication(message, from: peer, reliable: true)
         }
     }
 
@@ -403,6 +416,7 @@ extension SessionCore {
             perform(other.machine.drop("\(peer.name) left"), on: other)
         }
         events.yield(.peerLeft(peer.id, reason: reason))
+        streamsEnded(with: peer, reason: "\(peer.name) left")
     }
 
     // MARK: - Closing

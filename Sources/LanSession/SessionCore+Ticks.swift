@@ -32,6 +32,7 @@ extension SessionCore {
         for peer in peers.values where peer.isConnected {
             if isLeader(of: peer) { choosePath(for: peer, now: now) }
             if peer.reliable.ackDue, let link = peer.dataLink {
+                peer.unacknowledgedBytes = 0
                 write(.ack(sequence: peer.reliable.makeAck()), on: link)
             }
             probeDatagrams(peer, now: now)

@@ -21,7 +21,7 @@ final class SessionCore {
     /// Every transport, the LAN one (which carries datagrams) first.
     let transports: [any Transport]
     let logger: Logger
-    let events: AsyncStream<SessionEvent>.Continuation
+    let events: EventFanout
     /// Random per start: tells peers that our sequence numbers start over.
     let incarnation = UInt64.random(in: 1...UInt64.max)
     let pathSelector: PathSelector
@@ -71,6 +71,14 @@ final class SessionCore {
     var pendingPings: [UInt32: PendingPing] = [:]
     var nextNonce: UInt32 = 1
     var ticker: RepeatedTask?
+    /// Streams this peer opened, and streams peers opened to it.
+    var outgoing: [StreamKey: OutgoingStreamState] = [:]
+    var incoming: [StreamKey: IncomingStreamState] = [:]
+    var nextStreamID: UInt32 = 1
+    /// Why recently ended streams this peer opened ended, for the writer's next call.
+    var endedStreams: [StreamKey: SessionError] = [:]
+    /// The session this core belongs to, for the handles its events carry.
+    weak var owner: Session?
     let startedAt = NIODeadline.now()
 
     struct PendingInvitation {
@@ -87,7 +95,7 @@ final class SessionCore {
 
     init(
         configuration: SessionConfiguration, loop: any EventLoop, transports: [any Transport], logger: Logger,
-        events: AsyncStream<SessionEvent>.Continuation
+        events: EventFanout
     ) {
         self.configuration = configuration
         self.loop = loop
@@ -198,6 +206,7 @@ final class SessionCore {
             ping.promise.fail(SessionError(.notRunning, "session stopped"))
         }
         pendingPings = [:]
+        for peer in peers.values { streamsEnded(with: peer, reason: "the session stopped") }
         var closing: [EventLoopFuture<Void>] = []
         for link in links.values where link.isOpen {
             perform(link.machine.leave(.leaving), on: link)

@@ -14,6 +14,16 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidArgument
         /// An operation did not complete in time.
         case timedOut
+        /// A message is larger than its limit (`Wire.maxDataLength`, `Wire.maxUnreliableDataLength`).
+        case messageTooLarge
+        /// A stream or transfer was cancelled, by this side or the other.
+        case cancelled
+        /// The receiver declined a stream or a resource.
+        case declined
+        /// A transfer failed: a disk error, a digest that did not match, a peer that restarted or left.
+        case transferFailed
+        /// No transfer of that id is under way.
+        case noSuchTransfer
     }
 
     /// What kind of failure.
@@ -28,4 +38,13 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// `error` itself when it is a session error; otherwise an I/O error with its text.
+    init(_ error: any Error) {
+        if let error = error as? SessionError {
+            self = error
+        } else {
+            self.init(.io, "\(error)")
+        }
+    }
 }

@@ -26,7 +26,7 @@ public struct ControlReplyHead: Codable, Sendable {
 /// Where the control socket is, and the limits of its protocol.
 public enum ControlSocket {
     /// The longest request line accepted, in bytes; a longer one closes the connection.
-    public static let maxLineLength = 64 * 1024
+    public static let maxLineLength = 128 * 1024
 
     /// The default socket path: LANSESSION_CONTROL if set; for root /run/lansession/sessiond.sock; otherwise
     /// $XDG_RUNTIME_DIR/lansession/sessiond.sock (or /tmp/lansession-UID/sessiond.sock without XDG_RUNTIME_DIR).

@@ -194,7 +194,7 @@ public struct BenchResult: Codable, Hashable, Sendable {
 /// One event of `watch`: `event` names it; the other fields depend on it.
 public struct EventResult: Codable, Hashable, Sendable {
     /// peerConnected, peerLost, peerLeft, linkChanged, counter, pickUp, holder, move, drop, layout, invitation,
-    /// declined, peerState, resynchronised.
+    /// declined, peerState, resynchronised, data, streamOpened, transfer, eventsMissed.
     public var event: String
     public var peerID: String?
     public var name: String?
@@ -213,6 +213,63 @@ public struct EventResult: Codable, Hashable, Sendable {
     public var address: String?
     /// linkChanged: the link's transport.
     public var transport: String?
+    /// data: the message in base64; text: the same as UTF-8 when it is.
+    public var data: String?
+    public var text: String?
+    /// data: "reliable" or "unreliable"; streamOpened: the stream's name.
+    public var channel: String?
+    /// transfer: the transfer's id, phase, direction, bytes so far and size, where it landed, its SHA-256.
+    public var transfer: TransferResult?
+    /// When the daemon saw the event (ISO 8601, UTC, milliseconds).
+    public var time: String?
 
     public init(event: String) { self.event = event }
+}
+
+/// `send`: how many peers the message went to.
+public struct SendResult: Codable, Hashable, Sendable {
+    public var bytes: Int
+    public var peers: [String]
+
+    public init(bytes: Int, peers: [String]) {
+        self.bytes = bytes
+        self.peers = peers
+    }
+}
+
+/// A resource transfer: `push` progress lines and its last line, `transfers`, and `transfer` events.
+public struct TransferResult: Codable, Hashable, Sendable {
+    /// "out:PEER/N" or "in:PEER/N".
+    public var id: String
+    public var peerID: String
+    public var name: String
+    /// sending or receiving.
+    public var direction: String
+    /// started, inProgress, finished, cancelled, failed.
+    public var phase: String
+    public var bytes: UInt64
+    public var total: UInt64
+    public var resumedFrom: UInt64
+    /// finished: the SHA-256 (hex); on the receiver, where the file landed.
+    public var sha256: String?
+    public var path: String?
+    /// cancelled, failed: why.
+    public var reason: String?
+    /// push's last line: seconds from the start to the verified end, and the throughput in MB/s (10^6 bytes).
+    public var seconds: Double?
+    public var megabytesPerSecond: Double?
+
+    public init(
+        id: String, peerID: String, name: String, direction: String, phase: String, bytes: UInt64, total: UInt64,
+        resumedFrom: UInt64 = 0
+    ) {
+        self.id = id
+        self.peerID = peerID
+        self.name = name
+        self.direction = direction
+        self.phase = phase
+        self.bytes = bytes
+        self.total = total
+        self.resumedFrom = resumedFrom
+    }
 }

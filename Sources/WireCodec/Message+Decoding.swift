@@ -149,6 +149,48 @@ extension Message {
                 state.append(CounterEntry(peerID: peerID, count: try reader.readVarint("count", max: UInt64.max)))
             }
             return .counterState(state)
+        case .data:
+            return .data(try reader.readBytes("data", maxLength: Wire.maxDataLength))
+        case .streamOpen:
+            let id = UInt32(try reader.readVarint("stream id", max: UInt64(UInt32.max)))
+            let kindOffset = reader.offset
+            let streamKind = StreamKind(rawValue: try reader.readByte("stream kind"))
+            guard streamKind.isKnown else {
+                throw reader.error(.valueOutOfRange, "stream kind \(streamKind.rawValue)", at: kindOffset)
+            }
+            let name = try reader.readString("stream name", maxLength: Wire.maxStreamNameLength)
+            let size = try reader.readVarint("stream size", max: UInt64.max)
+            let key = try reader.readRaw("resume key", count: Wire.resumeKeyLength)
+            return .streamOpen(StreamOpen(id: id, kind: streamKind, name: name, size: size, resumeKey: key))
+        case .streamChunk:
+            let id = UInt32(try reader.readVarint("stream id", max: UInt64(UInt32.max)))
+            let offset = try reader.readVarint("chunk offset", max: UInt64.max)
+            let bytes = try reader.readBytes("chunk", maxLength: Wire.maxChunkLength)
+            return .streamChunk(StreamChunk(id: id, offset: offset, bytes: bytes))
+        case .streamCredit:
+            let id = UInt32(try reader.readVarint("stream id", max: UInt64(UInt32.max)))
+            let received = try reader.readVarint("received", max: UInt64.max)
+            let limitOffset = reader.offset
+            let limit = try reader.readVarint("credit limit", max: UInt64.max)
+            guard limit >= received else {
+                throw reader.error(
+                    .valueOutOfRange, "credit limit \(limit) below received \(received)", at: limitOffset)
+            }
+            return .streamCredit(StreamCredit(id: id, received: received, limit: limit))
+        case .streamEnd:
+            let id = UInt32(try reader.readVarint("stream id", max: UInt64(UInt32.max)))
+            let sideOffset = reader.offset
+            let side = try reader.readByte("stream side")
+            guard side <= 1 else { throw reader.error(.valueOutOfRange, "stream side \(side)", at: sideOffset) }
+            let status = StreamStatus(rawValue: try reader.readByte("stream status"))
+            let digestOffset = reader.offset
+            let digest = try reader.readBytes("digest", maxLength: Wire.digestLength)
+            guard digest.isEmpty || digest.count == Wire.digestLength else {
+                throw reader.error(.valueOutOfRange, "digest of \(digest.count) bytes", at: digestOffset)
+            }
+            let reason = try reader.readString("stream reason", maxLength: Wire.maxStreamReasonLength)
+            return .streamEnd(
+                StreamEnd(id: id, fromOpener: side == 0, status: status, digest: digest, reason: reason))
         }
     }
 }

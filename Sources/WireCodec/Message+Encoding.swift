@@ -135,6 +135,43 @@ extension Message {
             var size = 1 + (try entries(state.count, "counter state"))
             for entry in state { size += 8 + ByteWriter.varintSize(entry.count) }
             return size
+        case .data(let bytes):
+            guard bytes.count <= Wire.maxDataLength else {
+                throw WireError(.fieldTooLong, detail: "data is \(bytes.count) bytes, limit \(Wire.maxDataLength)")
+            }
+            return 1 + ByteWriter.varintSize(UInt64(bytes.count)) + bytes.count
+        case .streamOpen(let open):
+            guard open.kind.isKnown else {
+                throw WireError(.valueOutOfRange, detail: "stream kind \(open.kind.rawValue)")
+            }
+            guard open.resumeKey.count == Wire.resumeKeyLength else {
+                throw WireError(
+                    .valueOutOfRange,
+                    detail: "resume key is \(open.resumeKey.count) bytes, must be \(Wire.resumeKeyLength)")
+            }
+            return 1 + ByteWriter.varintSize(UInt64(open.id)) + 1
+                + (try bounded(open.name, "stream name", Wire.maxStreamNameLength))
+                + ByteWriter.varintSize(open.size) + Wire.resumeKeyLength
+        case .streamChunk(let chunk):
+            guard chunk.bytes.count <= Wire.maxChunkLength else {
+                throw WireError(
+                    .fieldTooLong, detail: "chunk is \(chunk.bytes.count) bytes, limit \(Wire.maxChunkLength)")
+            }
+            return 1 + ByteWriter.varintSize(UInt64(chunk.id)) + ByteWriter.varintSize(chunk.offset)
+                + ByteWriter.varintSize(UInt64(chunk.bytes.count)) + chunk.bytes.count
+        case .streamCredit(let credit):
+            guard credit.limit >= credit.received else {
+                throw WireError(
+                    .valueOutOfRange, detail: "credit limit \(credit.limit) below received \(credit.received)")
+            }
+            return 1 + ByteWriter.varintSize(UInt64(credit.id)) + ByteWriter.varintSize(credit.received)
+                + ByteWriter.varintSize(credit.limit)
+        case .streamEnd(let end):
+            guard end.digest.isEmpty || end.digest.count == Wire.digestLength else {
+                throw WireError(.valueOutOfRange, detail: "digest of \(end.digest.count) bytes")
+            }
+            return 1 + ByteWriter.varintSize(UInt64(end.id)) + 2 + 1 + end.digest.count
+                + (try bounded(end.reason, "stream reason", Wire.maxStreamReasonLength))
         }
     }
 
@@ -225,6 +262,28 @@ extension Message {
                 writer.writeUInt64LE(entry.peerID.rawValue)
                 writer.writeVarint(entry.count)
             }
+        case .data(let bytes):
+            writer.writeBytes(bytes)
+        case .streamOpen(let open):
+            writer.writeVarint(UInt64(open.id))
+            writer.write(open.kind.rawValue)
+            writer.writeString(open.name)
+            writer.writeVarint(open.size)
+            writer.writeRaw(open.resumeKey)
+        case .streamChunk(let chunk):
+            writer.writeVarint(UInt64(chunk.id))
+            writer.writeVarint(chunk.offset)
+            writer.writeBytes(chunk.bytes)
+        case .streamCredit(let credit):
+            writer.writeVarint(UInt64(credit.id))
+            writer.writeVarint(credit.received)
+            writer.writeVarint(credit.limit)
+        case .streamEnd(let end):
+            writer.writeVarint(UInt64(end.id))
+            writer.write(end.fromOpener ? 0 : 1)
+            writer.write(end.status.rawValue)
+            writer.writeBytes(end.digest)
+            writer.writeString(end.reason)
         }
     }
 }

@@ -43,6 +43,16 @@ public enum Message: Hashable, Sendable {
     case counterState([CounterEntry])
     /// See ``MessageKind/bubbleState``.
     case bubbleState(BubbleState)
+    /// See ``MessageKind/data``: at most `Wire.maxDataLength` bytes (`Wire.maxUnreliableDataLength` in a datagram).
+    case data([UInt8])
+    /// See ``MessageKind/streamOpen``.
+    case streamOpen(StreamOpen)
+    /// See ``MessageKind/streamChunk``.
+    case streamChunk(StreamChunk)
+    /// See ``MessageKind/streamCredit``.
+    case streamCredit(StreamCredit)
+    /// See ``MessageKind/streamEnd``.
+    case streamEnd(StreamEnd)
 
     /// The message's kind byte.
     @inlinable
@@ -69,6 +79,11 @@ public enum Message: Hashable, Sendable {
         case .counterIncrement: .counterIncrement
         case .counterState: .counterState
         case .bubbleState: .bubbleState
+        case .data: .data
+        case .streamOpen: .streamOpen
+        case .streamChunk: .streamChunk
+        case .streamCredit: .streamCredit
+        case .streamEnd: .streamEnd
         }
     }
 }

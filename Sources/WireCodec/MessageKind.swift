@@ -50,6 +50,18 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     /// A bubble's holder and position, as decided by the session's coordinator.
     case bubbleState = 0x29
 
+    // MARK: Payloads of any application
+    /// An application's message: opaque bytes, reliable (sequenced) or as a datagram.
+    case data = 0x30
+    /// Opens a byte stream or a resource transfer to the receiver.
+    case streamOpen = 0x31
+    /// Bytes of an open stream, at an offset.
+    case streamChunk = 0x32
+    /// The receiver's flow control of a stream: where the bytes go on and how far the opener may send.
+    case streamCredit = 0x33
+    /// Ends a stream, from either side: finished (with a resource's digest), cancelled, failed or declined.
+    case streamEnd = 0x34
+
     /// Whether messages of this kind take a sequence number on the reliable channel.
     @inlinable
     public var isSequenced: Bool { rawValue >= 0x20 }

@@ -64,6 +64,27 @@ public enum Wire {
     /// Length of the authentication tag of a sealed record or datagram (ChaCha20-Poly1305), in bytes.
     @inlinable public static var sealTagLength: Int { 16 }
 
+    /// Largest payload of one `data` message on the reliable channel, in bytes.
+    @inlinable public static var maxDataLength: Int { 60 * 1024 }
+
+    /// Largest payload of one `data` message sent as a datagram, in bytes: it fits a datagram with its headers.
+    @inlinable public static var maxUnreliableDataLength: Int { 1024 }
+
+    /// Largest payload of one `streamChunk`, in bytes.
+    @inlinable public static var maxChunkLength: Int { 60 * 1024 }
+
+    /// Longest stream or resource name in `streamOpen`, in UTF-8 bytes.
+    @inlinable public static var maxStreamNameLength: Int { 255 }
+
+    /// Longest reason in `streamEnd`, in UTF-8 bytes.
+    @inlinable public static var maxStreamReasonLength: Int { 255 }
+
+    /// Length of a resource's resume key in `streamOpen`, in bytes.
+    @inlinable public static var resumeKeyLength: Int { 16 }
+
+    /// Length of a resource's digest in `streamEnd` (SHA-256), in bytes.
+    @inlinable public static var digestLength: Int { 32 }
+
     /// Smallest count a `counterIncrement` carries: an increment leads to a count of at least 1.
     @inlinable public static var minIncrementCount: UInt64 { 1 }
 }

@@ -2,7 +2,7 @@ import SessionControl
 
 extension EventResult {
     /// The event as one line for people.
-    var text: String {
+    var humanText: String {
         let peer = peerID ?? "?"
         let who = name.map { "\($0) (\(peer))" } ?? peer
         let bubble = "bubble \(view.map(String.init) ?? "?")"
@@ -35,6 +35,25 @@ extension EventResult {
             return "declined by \(by)" + (reason.map { ": \($0)" } ?? "")
         case "resynchronised":
             return "resynchronised with \(peer) after losing \(count.map(String.init) ?? "?") messages"
+        case "data":
+            let body = text.map { Output.oneLine($0) } ?? "\(count.map(String.init) ?? "?") bytes (binary)"
+            return "data from \(peer)\(channel == "unreliable" ? " (unreliable)" : ""): \(body)"
+        case "streamOpened":
+            return "stream \(id.map(String.init) ?? "?") \"\(name ?? "")\" opened by \(peer)"
+        case "transfer":
+            guard let transfer else { return "transfer" }
+            let arrow = transfer.direction == "sending" ? "to" : "from"
+            let head = "\(transfer.name) \(arrow) \(peer): \(transfer.bytes)/\(transfer.total) bytes"
+            switch transfer.phase {
+            case "finished":
+                return "\(head), verified sha256 \(transfer.sha256 ?? "?")" + (transfer.path.map { " → \($0)" } ?? "")
+            case "cancelled", "failed":
+                return "\(head), \(transfer.phase): \(transfer.reason ?? "")"
+            default:
+                return "\(head), \(transfer.phase)"
+            }
+        case "eventsMissed":
+            return "missed \(count.map(String.init) ?? "?") events (this watcher fell behind)"
         default:
             return "\(event)" + (peerID.map { " \($0)" } ?? "")
         }

@@ -35,7 +35,7 @@ final class LiveBoard: @unchecked Sendable {
     func apply(_ event: EventResult) {
         lock.lock()
         defer { lock.unlock() }
-        state.lastEvent = event.text
+        state.lastEvent = event.humanText
         switch event.event {
         case "holder":
             update(event.view) { $0.holder = event.holder }

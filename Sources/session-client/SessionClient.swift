@@ -13,7 +13,7 @@ struct SessionClient: ParsableCommand {
             """,
         subcommands: [
             Status.self, Peers.self, Increment.self, Counter.self, Watch.self, Bubble.self, Bubbles.self,
-            Invitations.self, Accept.self, Decline.self, Bench.self,
+            Invitations.self, Accept.self, Decline.self, Bench.self, Send.self, Push.self,
         ]
     )
 

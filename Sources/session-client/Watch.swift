@@ -38,7 +38,7 @@ struct Watch: ParsableCommand {
             if global.json {
                 Output.line(text)
             } else if let event = try? JSONDecoder().decode(EventResult.self, from: line) {
-                Output.line(event.text)
+                Output.line(event.humanText)
             } else {
                 Output.line("unreadable event: \(text)")
             }

@@ -71,6 +71,21 @@ struct ControlDispatcher: Sendable {
                 return Self.reply(AnswerResult(answered: try await session.answer(id, accept: false)))
             case "bench":
                 return try await bench(request)
+            case "send":
+                return try await send(request)
+            case "transfers":
+                return Self.reply(try await session.transfers().map { Self.result($0) })
+            case "cancel":
+                guard let text = request.transfer else { return Self.failure("cancel needs a transfer id") }
+                let transfers = try await session.transfers()
+                guard let transfer = transfers.first(where: { $0.id.description == text }) else {
+                    let ids = transfers.map(\.id.description)
+                    return Self.failure(
+                        "no transfer \(text) under way; under way: \(ids.isEmpty ? "none" : ids.joined(separator: ", "))"
+                    )
+                }
+                try await session.cancelTransfer(transfer.id, reason: request.reason ?? "cancelled by the operator")
+                return Self.reply(DoneResult())
             default:
                 return Self.failure("unknown command \"\(request.command)\"")
             }
@@ -79,6 +94,38 @@ struct ControlDispatcher: Sendable {
         } catch {
             return Self.failure("\(error)")
         }
+    }
+
+    private func send(_ request: ControlRequest) async throws -> Data {
+        guard let encoded = request.data, let bytes = Data(base64Encoded: encoded) else {
+            return Self.failure("send needs data (base64)")
+        }
+        let mode: SendMode
+        switch request.channel ?? "reliable" {
+        case "reliable": mode = .reliable
+        case "unreliable": mode = .unreliable
+        default: return Self.failure("channel must be reliable or unreliable")
+        }
+        var targets: [PeerID]?
+        if let wanted = request.peer {
+            targets = [try await member(named: wanted).peerID]
+        }
+        try await session.send(Array(bytes), to: targets, mode: mode)
+        var sentTo = targets ?? []
+        if targets == nil { sentTo = try await session.peers().filter { $0.state != .discovered }.map(\.peerID) }
+        return Self.reply(SendResult(bytes: bytes.count, peers: sentTo.map(\.description)))
+    }
+
+    /// The peer `wanted` names (a peer id or a display name) among the session's members; the error lists them.
+    func member(named wanted: String) async throws -> PeerInfo {
+        let peers = try await session.peers().filter { $0.state != .discovered }
+        if let peer = peers.first(where: { $0.peerID.description == wanted.lowercased() || $0.name == wanted }) {
+            return peer
+        }
+        let known = peers.map { "\($0.name) (\($0.peerID))" }
+        throw SessionError(
+            .noSuchPeer,
+            "no peer \"\(wanted)\" in the session; peers: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
     }
 
     private func view(_ request: ControlRequest) throws -> UInt8 {
@@ -152,6 +199,32 @@ struct ControlDispatcher: Sendable {
                     transport: $0.transport, address: $0.address, state: $0.state.rawValue, rttMicros: $0.rttMicros,
                     encrypted: $0.encrypted)
             }, encrypted: peer.encrypted)
+    }
+
+    static func result(_ progress: TransferProgress, seconds: Double? = nil) -> TransferResult {
+        var result = TransferResult(
+            id: progress.id.description, peerID: progress.peer.description, name: progress.name,
+            direction: progress.id.direction.rawValue, phase: "inProgress", bytes: progress.bytes,
+            total: progress.total, resumedFrom: progress.resumedFrom)
+        switch progress.phase {
+        case .started: result.phase = "started"
+        case .inProgress: result.phase = "inProgress"
+        case .finished(let path, let sha256):
+            result.phase = "finished"
+            result.path = path
+            result.sha256 = sha256
+        case .cancelled(let byPeer, let reason):
+            result.phase = "cancelled"
+            result.reason = byPeer ? "by the peer: \(reason)" : reason
+        case .failed(let reason):
+            result.phase = "failed"
+            result.reason = reason
+        }
+        if let seconds, seconds > 0 {
+            result.seconds = (seconds * 1000).rounded() / 1000
+            result.megabytesPerSecond = (Double(progress.bytes - progress.resumedFrom) / seconds / 1e4).rounded() / 100
+        }
+        return result
     }
 
     static func reply<Result: Codable & Sendable>(_ result: Result) -> Data {
@@ -231,7 +304,28 @@ struct ControlDispatcher: Sendable {
             result = EventResult(event: "resynchronised")
             result.peerID = id.description
             result.count = lost
+        case .data(let id, let bytes, let reliable):
+            result = EventResult(event: "data")
+            result.peerID = id.description
+            result.data = Data(bytes).base64EncodedString()
+            result.text = String(validating: bytes, as: UTF8.self)
+            result.count = UInt64(bytes.count)
+            result.channel = reliable ? "reliable" : "unreliable"
+        case .streamOpened(let stream):
+            result = EventResult(event: "streamOpened")
+            result.peerID = stream.peer.description
+            result.name = stream.name
+            result.id = UInt64(stream.id)
+        case .transfer(let progress):
+            result = EventResult(event: "transfer")
+            result.peerID = progress.peer.description
+            result.name = progress.name
+            result.transfer = Self.result(progress)
+        case .eventsMissed(let count):
+            result = EventResult(event: "eventsMissed")
+            result.count = UInt64(count)
         }
+        result.time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         return try? JSONEncoder().encode(result)
     }
 }

@@ -83,6 +83,10 @@ final class ControlServer: Sendable {
                         logger.warning("dropping a control client: not a request: \(Self.describe(line))")
                         return
                     }
+                    if request.command == "push" {
+                        try await push(request, outbound: outbound)
+                        continue
+                    }
                     if request.command == "watch" {
                         try await outbound.write(ByteBuffer(bytes: Data(#"{"ok":true,"result":{}}"#.utf8) + [0x0A]))
                         try await watch(outbound: outbound)
@@ -97,6 +101,47 @@ final class ControlServer: Sendable {
             logger.warning("dropping a control client: \(error)")
         } catch {
             logger.debug("control client gone: \(error)")
+        }
+    }
+
+    /// Sends a file to a peer: a progress line at most every 100 ms, then the result. A client that goes away
+    /// cancels the transfer (its next progress line cannot be written).
+    private func push(_ request: ControlRequest, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
+        func line(_ data: Data) -> ByteBuffer { ByteBuffer(bytes: data + [0x0A]) }
+        guard let path = request.path, path.hasPrefix("/"), let wanted = request.peer else {
+            try await outbound.write(line(ControlDispatcher.failure("push needs an absolute path and a peer")))
+            return
+        }
+        let peer: PeerInfo
+        do {
+            peer = try await dispatcher.member(named: wanted)
+        } catch let error as SessionError {
+            try await outbound.write(line(ControlDispatcher.failure(error.message)))
+            return
+        }
+        let session = dispatcher.session
+        let (progress, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Data.self) { group in
+            group.addTask {
+                defer { continuation.finish() }
+                do {
+                    let final = try await session.sendResource(at: path, named: request.name, to: peer.peerID) {
+                        continuation.yield($0)
+                    }
+                    let elapsed = ContinuousClock.now - started
+                    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                    return ControlDispatcher.reply(ControlDispatcher.result(final, seconds: seconds))
+                } catch let error as SessionError {
+                    return ControlDispatcher.failure(error.message)
+                } catch {
+                    return ControlDispatcher.failure("\(error)")
+                }
+            }
+            for await update in progress where !update.phase.isFinal {
+                try await outbound.write(line(ControlDispatcher.reply(ControlDispatcher.result(update))))
+            }
+            if let last = try await group.next() { try await outbound.write(line(last)) }
         }
     }
 

@@ -32,6 +32,10 @@ struct SessionDaemon: AsyncParsableCommand {
     @Option(help: "Answer invitations automatically (auto) or through session-client (ask).") var accept = "auto"
     @Option(help: "Control socket path.") var control: String?
     @Option(help: "Directory for the peer id and the counter.") var stateDir: String?
+    @Option(
+        help: ArgumentHelp(
+            "Directory where files pushed by peers land (default: inbox in the state directory).", valueName: "dir"))
+    var inbox: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
     @Option(help: "Transports: lan, rfcomm (Bluetooth classic) or all.") var transport = TransportChoice.lan
     @Option(help: "Bluetooth adapter for RFCOMM, e.g. hci0 (default: the first adapter).") var btAdapter: String?
@@ -147,6 +151,15 @@ struct SessionDaemon: AsyncParsableCommand {
             peerID: peerID, displayName: name ?? ProcessInfo.processInfo.hostName, sessionName: session,
             host: listen, port: port, maxPeers: maxPeers, invitationPolicy: accept == "ask" ? .ask : .acceptAll)
         configuration.secret = secret
+        configuration.acceptsByteStreams = false  // nothing here reads them; files go to the inbox
+        let inboxPath = inbox ?? store.directory.appendingPathComponent("inbox").path
+        do {
+            try FileManager.default.createDirectory(
+                atPath: inboxPath, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw DaemonError("cannot use the inbox \(inboxPath): \(error.localizedDescription)")
+        }
+        configuration.inbox = inboxPath
         if let secret, secret.count < 16 {
             logger.warning(
                 "the secret is \(secret.count) bytes: an attacker who completes one handshake can try guesses offline; use 32 random bytes (head -c 32 /dev/urandom | base64)"

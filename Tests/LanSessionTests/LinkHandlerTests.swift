@@ -15,10 +15,9 @@ struct LinkHandlerTests {
     /// A running core (its listeners are not needed here) and an accepted link to it, active.
     func acceptedLink() throws -> (SessionCore, EmbeddedChannel) {
         let loop = EmbeddedEventLoop()
-        let (_, continuation) = AsyncStream<SessionEvent>.makeStream()
         let core = SessionCore(
             configuration: SessionConfiguration(peerID: PeerID(1), displayName: "one", sessionName: "s"), loop: loop,
-            transports: [LANTransport()], logger: Logger(label: "test"), events: continuation)
+            transports: [LANTransport()], logger: Logger(label: "test"), events: EventFanout())
         core.runState = .running
         let channel = EmbeddedChannel(loop: loop)
         try core.setUpStream(channel, role: .acceptor, transport: LANTransport(), endpoint: nil, for: nil).wait()

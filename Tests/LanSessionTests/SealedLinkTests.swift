@@ -15,12 +15,11 @@ struct SealedLinkTests {
 
     func acceptedLink() throws -> (SessionCore, EmbeddedChannel) {
         let loop = EmbeddedEventLoop()
-        let (_, continuation) = AsyncStream<SessionEvent>.makeStream()
         var configuration = SessionConfiguration(peerID: PeerID(1), displayName: "one", sessionName: "s")
         configuration.secret = secretBytes
         let core = SessionCore(
             configuration: configuration, loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),
-            events: continuation)
+            events: EventFanout())
         core.runState = .running
         let channel = EmbeddedChannel(loop: loop)
         try core.setUpStream(channel, role: .acceptor, transport: LANTransport(), endpoint: nil, for: nil).wait()

@@ -15,8 +15,9 @@ final class EventRecorder: Sendable {
 
     init(_ session: Session) {
         let store = self.store
+        let events = session.subscribe()  // now, so that nothing sent after init is missed
         task = Task {
-            for await event in session.events { store.events.withLock { $0.append(event) } }
+            for await event in events { store.events.withLock { $0.append(event) } }
         }
     }
 

@@ -123,6 +123,36 @@ enum MessageGenerators {
                 (0..<Int.random(in: 0...Wire.maxListEntries, using: &rng)).map { _ in
                     CounterEntry(peerID: peer(&rng), count: spread(UInt64.self, using: &rng))
                 })
+        case .data:
+            return .data(bytes(maxCount: 300, using: &rng))
+        case .streamOpen:
+            return .streamOpen(
+                StreamOpen(
+                    id: UInt32(truncatingIfNeeded: spread(UInt64.self, using: &rng)),
+                    kind: Bool.random(using: &rng) ? .bytes : .resource,
+                    name: string(maxBytes: Wire.maxStreamNameLength, using: &rng),
+                    size: spread(UInt64.self, using: &rng),
+                    resumeKey: (0..<Wire.resumeKeyLength).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+        case .streamChunk:
+            return .streamChunk(
+                StreamChunk(
+                    id: UInt32(truncatingIfNeeded: spread(UInt64.self, using: &rng)),
+                    offset: spread(UInt64.self, using: &rng), bytes: bytes(maxCount: 300, using: &rng)))
+        case .streamCredit:
+            let received = spread(UInt64.self, using: &rng)
+            return .streamCredit(
+                StreamCredit(
+                    id: UInt32(truncatingIfNeeded: spread(UInt64.self, using: &rng)), received: received,
+                    limit: received &+ UInt64.random(in: 0...(UInt64.max - received), using: &rng)))
+        case .streamEnd:
+            return .streamEnd(
+                StreamEnd(
+                    id: UInt32(truncatingIfNeeded: spread(UInt64.self, using: &rng)),
+                    fromOpener: Bool.random(using: &rng),
+                    status: StreamStatus(rawValue: UInt8.random(in: 0...255, using: &rng)),
+                    digest: Bool.random(using: &rng)
+                        ? (0..<Wire.digestLength).map { _ in UInt8.random(in: 0...255, using: &rng) } : [],
+                    reason: string(maxBytes: Wire.maxStreamReasonLength, using: &rng)))
         }
     }
 

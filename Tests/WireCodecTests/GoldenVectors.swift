@@ -88,6 +88,29 @@ enum GoldenVectors {
             .counterState([CounterEntry(peerID: alice, count: 42), CounterEntry(peerID: bob, count: 1000)]),
             "15 28 02 ef cd ab 89 67 45 23 01 2a 10 32 54 76 98 ba dc fe e8 07"
         ),
+        ("data", .data(Array("hi".utf8)), "04 30 02 68 69"),
+        (
+            "streamOpen",
+            .streamOpen(StreamOpen(id: 1, kind: .resource, name: "a.txt", size: 300, resumeKey: Array(0..<16))),
+            "1b 31 01 01 05 61 2e 74 78 74 ac 02 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"
+        ),
+        (
+            "streamOpen+bytes", .streamOpen(StreamOpen(id: 2, kind: .bytes, name: "chat")),
+            "19 31 02 00 04 63 68 61 74 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+        ),
+        (
+            "streamChunk", .streamChunk(StreamChunk(id: 1, offset: 300, bytes: Array("abc".utf8))),
+            "08 32 01 ac 02 03 61 62 63"
+        ),
+        ("streamCredit", .streamCredit(StreamCredit(id: 1, received: 300, limit: 262_444)), "07 33 01 ac 02 ac 82 10"),
+        (
+            "streamEnd", .streamEnd(StreamEnd(id: 1, fromOpener: true, status: .finished, digest: Array(0xA0...0xBF))),
+            "26 34 01 00 00 20 a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 aa ab ac ad ae af b0 b1 b2 b3 b4 b5 b6 b7 b8 b9 ba bb bc bd be bf 00"
+        ),
+        (
+            "streamEnd+cancel", .streamEnd(StreamEnd(id: 1, fromOpener: false, status: .cancelled, reason: "user")),
+            "0a 34 01 01 01 00 04 75 73 65 72"
+        ),
     ]
 
     /// The spec's datagram: two moves of bubble 0 after a header with token 0x1122334455667788 and sequence 5.

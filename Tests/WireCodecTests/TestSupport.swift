@@ -68,4 +68,16 @@ let oneOfEveryKind: [Message] = [
         }),
     .bubbleState(BubbleState(view: 255, holder: PeerID(.max), x: -1, y: .greatestFiniteMagnitude)),
     .counterState((0..<Wire.maxListEntries).map { CounterEntry(peerID: PeerID(UInt64($0)), count: UInt64($0) << 50) }),
+    .data([UInt8](repeating: 0xD7, count: Wire.maxDataLength)),
+    .streamOpen(
+        StreamOpen(
+            id: .max, kind: .resource, name: String(repeating: "n", count: Wire.maxStreamNameLength), size: .max,
+            resumeKey: [UInt8](repeating: 0xFF, count: Wire.resumeKeyLength))),
+    .streamChunk(StreamChunk(id: .max, offset: .max, bytes: [UInt8](repeating: 0xC4, count: Wire.maxChunkLength))),
+    .streamCredit(StreamCredit(id: .max, received: .max, limit: .max)),
+    .streamEnd(
+        StreamEnd(
+            id: .max, fromOpener: false, status: StreamStatus(rawValue: 255),
+            digest: [UInt8](repeating: 0xAB, count: Wire.digestLength),
+            reason: String(repeating: "r", count: Wire.maxStreamReasonLength))),
 ]

@@ -1,0 +1,72 @@
+import Synchronization
+
+/// Hands every event of a session to each of its subscribers, each through a bounded buffer of its own.
+///
+/// A subscriber that falls behind keeps the oldest events it has not read; newer ones are counted instead of kept,
+/// and it is told how many with ``SessionEvent/eventsMissed(_:)`` as soon as its buffer has room again, so that it
+/// knows to read the state afresh. Other subscribers are not slowed down by it.
+final class EventFanout: Sendable {
+    private struct Subscriber {
+        let continuation: AsyncStream<SessionEvent>.Continuation
+        var missed = 0
+    }
+
+    private struct State {
+        var subscribers: [UInt64: Subscriber] = [:]
+        var nextID: UInt64 = 1
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    /// A new stream of every event from now on, holding at most `bufferSize` unread events.
+    func subscribe(bufferSize: Int) -> AsyncStream<SessionEvent> {
+        let (stream, continuation) = AsyncStream<SessionEvent>.makeStream(
+            bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
+        let id: UInt64? = state.withLock { state in
+            guard !state.finished else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.subscribers[id] = Subscriber(continuation: continuation)
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Gives `event` to every subscriber.
+    func yield(_ event: SessionEvent) {
+        state.withLock { state in
+            for (id, var subscriber) in state.subscribers {
+                if subscriber.missed > 0 {
+                    guard case .enqueued = subscriber.continuation.yield(.eventsMissed(subscriber.missed)) else {
+                        state.subscribers[id]?.missed += 1
+                        continue
+                    }
+                    subscriber.missed = 0
+                }
+                if case .dropped = subscriber.continuation.yield(event) { subscriber.missed += 1 }
+                state.subscribers[id] = subscriber
+            }
+        }
+    }
+
+    /// Ends every stream; later subscribers get an ended stream.
+    func finish() {
+        let subscribers = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.continuation.finish() }
+    }
+
+    /// Subscribers now.
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+}

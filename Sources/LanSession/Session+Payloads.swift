@@ -1,0 +1,116 @@
+import Crypto
+import NIOCore
+import NIOPosix
+import WireCodec
+
+/// How ``Session/send(_:to:mode:)`` delivers a message.
+public enum SendMode: String, Hashable, Sendable, CaseIterable {
+    /// Exactly once and in order per peer, across reconnects and path switches.
+    case reliable
+    /// As a datagram where they get through (on the reliable link where they do not): may be lost, never doubled by
+    /// the sender. At most `Wire.maxUnreliableDataLength` bytes.
+    case unreliable
+}
+
+extension Session {
+    /// Largest message ``send(_:to:mode:)`` takes reliably, in bytes; use a stream or a resource for more.
+    public static let maxMessageSize = Wire.maxDataLength
+    /// Largest message ``send(_:to:mode:)`` takes unreliably, in bytes.
+    public static let maxUnreliableMessageSize = Wire.maxUnreliableDataLength
+    /// How far the writer of a byte stream may run ahead of its reader, in bytes.
+    public static let streamWindow = Int(SessionCore.streamWindow)
+
+    /// Sends an application's message to `peers` (every member when nil); the receivers get
+    /// ``SessionEvent/data(from:bytes:reliable:)``.
+    ///
+    /// Reliable messages are numbered and kept until acknowledged, so each arrives exactly once and in order, also
+    /// across reconnects and path switches; when a peer's channel is full (it is away, or slow), this waits for room
+    /// rather than dropping anything. Returns once the message is on every peer's channel.
+    ///
+    /// - Throws: ``SessionError/Code/messageTooLarge`` above ``maxMessageSize`` (``maxUnreliableMessageSize``
+    ///   unreliably); ``SessionError/Code/noSuchPeer`` for a peer that is not a member, listing the members.
+    public func send(_ bytes: [UInt8], to peers: [PeerID]? = nil, mode: SendMode = .reliable) async throws(SessionError)
+    {
+        try await run { $0.sendData(bytes, to: peers, reliable: mode == .reliable) }
+    }
+
+    /// Opens a named byte stream to `peer`; it gets ``SessionEvent/streamOpened(_:)`` and reads the bytes as an
+    /// `AsyncSequence`. Returns once the receiver took the stream.
+    public func openStream(named name: String, to peer: PeerID) async throws(SessionError) -> OutgoingByteStream {
+        let (id, _) = try await run { $0.openStream(to: peer, kind: .bytes, name: name, size: 0, resumeKey: []) }
+        return OutgoingByteStream(peer: peer, name: name, id: id, session: self)
+    }
+
+    /// Sends the file at `path` to `peer` as a resource named `name` (the file's name by default), and returns
+    /// once the receiver has every byte, checked against the SHA-256 of the file, on its disk under its inbox.
+    ///
+    /// Progress arrives on both sides as ``SessionEvent/transfer(_:)``, and here to `progress` too (called on the
+    /// session's event loop: keep it short). A link cut is repaired by the reliable
+    /// channel; when the receiver already holds part of the same resource (an interrupted attempt, keyed by name,
+    /// size and modification time), only the rest is sent. Cancel the calling task, or call
+    /// ``cancelTransfer(_:reason:)`` on either side, to stop it.
+    ///
+    /// - Returns: The final progress value (phase `.finished`, with the SHA-256).
+    @discardableResult
+    public func sendResource(
+        at path: String, named name: String? = nil, to peer: PeerID,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws(SessionError) -> TransferProgress {
+        let (file, metadata) = try await offload { () throws(SessionError) in try ResourceFile.openForReading(path) }
+        let name = name ?? String(path.split(separator: "/").last ?? "resource")
+        guard SessionCore.safeFileName(name) == name else {
+            throw SessionError(.invalidArgument, "\"\(name)\" is not a file name")
+        }
+        var key = SHA256()
+        key.update(data: Array("\(name)\u{0}\(metadata.size)\u{0}\(metadata.modified)\u{0}\(metadata.inode)".utf8))
+        let resumeKey = Array(key.finalize().prefix(Wire.resumeKeyLength))
+        let (id, from) = try await run {
+            $0.openStream(
+                to: peer, kind: .resource, name: name, size: metadata.size, resumeKey: resumeKey, onProgress: progress)
+        }
+        let streamKey = StreamKey(peer: peer, id: id)
+        let transfer = TransferID(peer: peer, stream: id, direction: .sending)
+        let sending = { [self] () async throws(SessionError) -> TransferProgress in
+            do throws(SessionError) {
+                try await offload { () throws(SessionError) in try file.skip(from) }
+                var remaining = metadata.size - from
+                while remaining > 0 {
+                    let wanted = Int(min(remaining, 1 << 20))
+                    let bytes = try await offload { () throws(SessionError) in try file.read(upTo: wanted) }
+                    guard !bytes.isEmpty else { throw SessionError(.io, "\(path) became shorter while being sent") }
+                    try await run { $0.writeStream(streamKey, bytes) }
+                    remaining -= UInt64(bytes.count)
+                }
+                let digest = file.digest
+                try await run { $0.finishOutgoing(streamKey, digest: digest) }
+                return TransferProgress(
+                    id: transfer, name: name, bytes: metadata.size, total: metadata.size, resumedFrom: from,
+                    phase: .finished(path: nil, sha256: digest.hexString))
+            } catch {
+                schedule { $0.cancelOutgoing(streamKey, reason: "\(error)") }
+                throw error
+            }
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await sending()
+            } onCancel: {
+                schedule { $0.cancelOutgoing(streamKey, reason: "cancelled by the sender") }
+            }
+        } catch {
+            throw SessionError(error)
+        }
+    }
+
+    /// Resource transfers under way, in both directions.
+    public func transfers() async throws(SessionError) -> [TransferProgress] {
+        try await call { $0.transfers }
+    }
+
+    /// Cancels a transfer of either direction; the other side is told with `reason`.
+    ///
+    /// - Throws: ``SessionError/Code/noSuchTransfer`` when none of that id is under way.
+    public func cancelTransfer(_ id: TransferID, reason: String = "cancelled") async throws(SessionError) {
+        try await call { core throws(SessionError) in try core.cancelTransfer(id, reason: reason) }
+    }
+}

@@ -1,0 +1,631 @@
+import Logging
+import NIOCore
+import NIOPosix
+import WireCodec
+
+extension SessionCore {
+    /// Bytes a byte stream's reader may fall behind by: the opener's credit beyond what was read.
+    static let streamWindow: UInt64 = 256 << 10
+    /// Bytes a resource's receiver takes beyond what is on its disk.
+    static let resourceWindow: UInt64 = 2 << 20
+    /// Unacknowledged bytes on a peer's reliable channel above which stream chunks wait, so that a big transfer holds
+    /// a small message back by this much at most.
+    static let bulkLimit = 512 << 10
+    /// Bytes per `streamChunk`.
+    static let chunkSize = 32 << 10
+    /// Room kept on the reliable channel for the session's own messages: applications' data waits beyond it.
+    static let reservedReplayBytes = 256 << 10
+    static let reservedReplayMessages = 1024
+    /// Least time between two progress events of one transfer.
+    static let progressInterval = TimeAmount.milliseconds(100)
+
+    // MARK: - Data
+
+    /// Sends an application's message to `ids` (every member when nil). Reliable data waits, per peer, for room on
+    /// the reliable channel (it is never dropped); unreliable data goes as a datagram where they get through.
+    func sendData(_ bytes: [UInt8], to ids: [PeerID]?, reliable: Bool) -> EventLoopFuture<Void> {
+        let limit = reliable ? Wire.maxDataLength : Wire.maxUnreliableDataLength
+        guard bytes.count <= limit else {
+            return loop.makeFailedFuture(
+                SessionError(
+                    .messageTooLarge,
+                    "\(reliable ? "" : "unreliable ")data is at most \(limit) bytes; this is \(bytes.count) "
+                        + "(use a stream or a resource for more)"))
+        }
+        let targets: [PeerRecord]
+        if let ids {
+            var found: [PeerRecord] = []
+            for id in ids {
+                guard let peer = peers[id], peer.isMember else {
+                    return loop.makeFailedFuture(noSuchMember(id))
+                }
+                found.append(peer)
+            }
+            targets = found
+        } else {
+            targets = members
+        }
+        let message = Message.data(bytes)
+        guard reliable else {
+            for peer in targets where peer.isConnected { sendUnreliable(message, to: peer) }
+            return loop.makeSucceededVoidFuture()
+        }
+        var waiting: [EventLoopFuture<Void>] = []
+        let size = bytes.count + 8
+        for peer in targets {
+            if peer.outbox.isEmpty && hasRoomForData(peer, size: size) {
+                sendSequenced(message, to: peer)
+            } else {
+                let promise = loop.makePromise(of: Void.self)
+                peer.outbox.append(PendingData(message: message, promise: promise))
+                waiting.append(promise.futureResult)
+            }
+        }
+        return waiting.isEmpty
+            ? loop.makeSucceededVoidFuture() : EventLoopFuture.andAllSucceed(waiting, on: loop)
+    }
+
+    func noSuchMember(_ id: PeerID) -> SessionError {
+        let known = members.map { "\($0.name.isEmpty ? "?" : $0.name) (\($0.id))" }.sorted()
+        return SessionError(
+            .noSuchPeer,
+            "\(id) is not a member of the session; members: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+    }
+
+    private func hasRoomForData(_ peer: PeerRecord, size: Int) -> Bool {
+        peer.reliable.hasRoom(
+            bytes: size + Self.reservedReplayBytes, messages: 1 + Self.reservedReplayMessages)
+    }
+
+    /// Acknowledgements or a resume freed room on `peer`'s reliable channel: waiting data goes first, then chunks.
+    func reliableRoomFreed(_ peer: PeerRecord) {
+        while let first = peer.outbox.first, hasRoomForData(peer, size: first.message.approximateSize) {
+            peer.outbox.removeFirst()
+            sendSequenced(first.message, to: peer)
+            first.promise.succeed()
+        }
+        guard peer.outbox.isEmpty else { return }
+        for stream in outgoing.values where stream.key.peer == peer.id && stream.parked != nil {
+            pump(stream, peer: peer)
+        }
+    }
+
+    // MARK: - Opener
+
+    /// Opens a stream to a member; succeeds with the stream's number and where the receiver wants the bytes to
+    /// start (0, or what a partial file of a resource holds), once the receiver granted its first credit.
+    func openStream(
+        to id: PeerID, kind: StreamKind, name: String, size: UInt64, resumeKey: [UInt8],
+        onProgress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> EventLoopFuture<(UInt32, UInt64)> {
+        guard let peer = peers[id], peer.isMember else { return loop.makeFailedFuture(noSuchMember(id)) }
+        guard name.utf8.count <= Wire.maxStreamNameLength, !name.isEmpty else {
+            return loop.makeFailedFuture(
+                SessionError(.invalidArgument, "a stream name is 1...\(Wire.maxStreamNameLength) bytes of UTF-8"))
+        }
+        let streamID = nextStreamID
+        nextStreamID &+= 1
+        if nextStreamID == 0 { nextStreamID = 1 }
+        if kind == .resource, resumeKey.count != Wire.resumeKeyLength {
+            return loop.makeFailedFuture(SessionError(.invalidArgument, "a resource needs a resume key"))
+        }
+        let key = StreamKey(peer: id, id: streamID)
+        let promise = loop.makePromise(of: UInt64.self)
+        let stream = OutgoingStreamState(key: key, kind: kind, name: name, size: size, opened: promise)
+        stream.onProgress = onProgress
+        outgoing[key] = stream
+        let key16 =
+            resumeKey.count == Wire.resumeKeyLength ? resumeKey : [UInt8](repeating: 0, count: Wire.resumeKeyLength)
+        sendSequenced(
+            .streamOpen(StreamOpen(id: streamID, kind: kind, name: name, size: size, resumeKey: key16)), to: peer)
+        logger.debug(
+            "opened \(kind) stream \(streamID) \"\(name)\" to \(peer.name)",
+            metadata: ["peer": "\(id)", "size": "\(size)"])
+        return promise.futureResult.map { (streamID, $0) }
+    }
+
+    /// Queues `bytes` on an open stream; succeeds once every byte is on the reliable channel.
+    func writeStream(_ key: StreamKey, _ bytes: [UInt8]) -> EventLoopFuture<Void> {
+        guard let stream = outgoing[key], case .open = stream.phase else {
+            return loop.makeFailedFuture(notOpen(key))
+        }
+        guard stream.parked == nil else {
+            return loop.makeFailedFuture(SessionError(.invalidArgument, "one write at a time on a stream"))
+        }
+        if stream.kind == .resource, stream.sent + UInt64(bytes.count) > stream.size {
+            return loop.makeFailedFuture(SessionError(.invalidArgument, "more bytes than the resource's size"))
+        }
+        let promise = loop.makePromise(of: Void.self)
+        stream.parked = (bytes, 0, promise)
+        if let peer = peers[key.peer] { pump(stream, peer: peer) }
+        return promise.futureResult
+    }
+
+    /// Sends what credit and the reliable channel's room allow of a stream's waiting write.
+    private func pump(_ stream: OutgoingStreamState, peer: PeerRecord) {
+        guard var parked = stream.parked else { return }
+        while parked.done < parked.bytes.count {
+            let allowed = stream.limit > stream.sent ? stream.limit - stream.sent : 0
+            let count = min(Self.chunkSize, parked.bytes.count - parked.done, Int(min(allowed, UInt64(Int.max))))
+            guard count > 0, peer.reliable.replayBytes < Self.bulkLimit, peer.outbox.isEmpty else { break }
+            let chunk = Array(parked.bytes[parked.done..<(parked.done + count)])
+            sendSequenced(.streamChunk(StreamChunk(id: stream.key.id, offset: stream.sent, bytes: chunk)), to: peer)
+            stream.sent += UInt64(count)
+            parked.done += count
+        }
+        if parked.done == parked.bytes.count {
+            stream.parked = nil
+            parked.promise.succeed()
+        } else {
+            stream.parked = parked
+        }
+        if stream.kind == .resource { reportSending(stream, phase: .inProgress) }
+    }
+
+    /// Ends an open stream: for a resource, with its digest, and succeeds once the receiver verified it.
+    func finishOutgoing(_ key: StreamKey, digest: [UInt8]) -> EventLoopFuture<Void> {
+        guard let stream = outgoing[key], case .open = stream.phase, let peer = peers[key.peer] else {
+            return loop.makeFailedFuture(notOpen(key))
+        }
+        sendSequenced(.streamEnd(StreamEnd(id: key.id, fromOpener: true, status: .finished, digest: digest)), to: peer)
+        guard stream.kind == .resource else {
+            outgoing[key] = nil
+            return loop.makeSucceededVoidFuture()
+        }
+        let promise = loop.makePromise(of: Void.self)
+        stream.phase = .finishing(promise)
+        return promise.futureResult
+    }
+
+    /// Cancels a stream this peer opened; the receiver is told, and a waiting write fails.
+    func cancelOutgoing(_ key: StreamKey, reason: String) {
+        guard let stream = outgoing.removeValue(forKey: key) else { return }
+        if let peer = peers[key.peer] {
+            sendSequenced(
+                .streamEnd(
+                    StreamEnd(
+                        id: key.id, fromOpener: true, status: .cancelled,
+                        reason: String(reason.utf8.prefix(200))
+                            ?? "cancelled")), to: peer)
+        }
+        let error = SessionError(.cancelled, "cancelled: \(reason)")
+        fail(stream, error)
+        if stream.kind == .resource { reportSending(stream, phase: .cancelled(byPeer: false, reason: reason)) }
+    }
+
+    private func notOpen(_ key: StreamKey) -> SessionError {
+        endedStreams[key] ?? SessionError(.cancelled, "stream \(key.id) to \(key.peer) is not open")
+    }
+
+    private func fail(_ stream: OutgoingStreamState, _ error: SessionError) {
+        if endedStreams.count >= 256 { endedStreams.removeAll() }
+        endedStreams[stream.key] = error
+        stream.parked?.promise.fail(error)
+        stream.parked = nil
+        switch stream.phase {
+        case .opening(let promise): promise.fail(error)
+        case .finishing(let promise): promise.fail(error)
+        case .open: break
+        }
+    }
+
+    private func reportSending(_ stream: OutgoingStreamState, phase: TransferProgress.Phase) {
+        if case .inProgress = phase {
+            let now = NIODeadline.now()
+            guard now - stream.lastProgress >= Self.progressInterval else { return }
+            stream.lastProgress = now
+        }
+        let progress = TransferProgress(
+            id: TransferID(peer: stream.key.peer, stream: stream.key.id, direction: .sending),
+            name: stream.name, bytes: stream.sent, total: stream.size, resumedFrom: stream.resumedFrom,
+            phase: phase)
+        stream.onProgress?(progress)
+        events.yield(.transfer(progress))
+    }
+
+    // MARK: - Receiver
+
+    /// The next chunk of a byte stream from a peer, waiting for one; nil at its end.
+    func readStream(_ key: StreamKey) -> EventLoopFuture<[UInt8]?> {
+        guard let stream = incoming[key], stream.kind == .bytes else {
+            return loop.makeFailedFuture(SessionError(.cancelled, "stream \(key.id) from \(key.peer) is closed"))
+        }
+        guard stream.reader == nil else {
+            return loop.makeFailedFuture(SessionError(.invalidArgument, "one reader at a time on a stream"))
+        }
+        if let chunk = stream.popChunk() {
+            stream.consumed += UInt64(chunk.count)
+            grantIfDue(stream, progress: stream.consumed, window: Self.streamWindow)
+            return loop.makeSucceededFuture(chunk)
+        }
+        if let end = stream.end {
+            incoming[key] = nil
+            return end.status == .finished
+                ? loop.makeSucceededFuture(nil)
+                : loop.makeFailedFuture(SessionError(.cancelled, "the opener ended the stream: \(end.describe)"))
+        }
+        let promise = loop.makePromise(of: [UInt8]?.self)
+        stream.reader = promise
+        return promise.futureResult
+    }
+
+    /// Cancels a stream or a transfer from its receiver's side: the opener is told; a partial file is removed.
+    func cancelIncoming(_ key: StreamKey, reason: String) {
+        guard let stream = incoming.removeValue(forKey: key) else { return }
+        if let peer = peers[key.peer] {
+            sendSequenced(
+                .streamEnd(
+                    StreamEnd(
+                        id: key.id, fromOpener: false, status: .cancelled,
+                        reason: String(reason.utf8.prefix(200))
+                            ?? "cancelled")), to: peer)
+        }
+        stream.reader?.fail(SessionError(.cancelled, "cancelled: \(reason)"))
+        stream.reader = nil
+        if stream.kind == .resource {
+            stream.file?.remove()
+            reportReceiving(stream, phase: .cancelled(byPeer: false, reason: reason))
+        }
+    }
+
+    /// Cancels a transfer of either direction by its id.
+    func cancelTransfer(_ id: TransferID, reason: String) throws(SessionError) {
+        let key = StreamKey(peer: id.peer, id: id.stream)
+        switch id.direction {
+        case .sending:
+            guard outgoing[key] != nil else { throw SessionError(.noSuchTransfer, "no transfer \(id) under way") }
+            cancelOutgoing(key, reason: reason)
+        case .receiving:
+            guard incoming[key] != nil else { throw SessionError(.noSuchTransfer, "no transfer \(id) under way") }
+            cancelIncoming(key, reason: reason)
+        }
+    }
+
+    /// Every transfer of a resource under way, both directions.
+    var transfers: [TransferProgress] {
+        let sending = outgoing.values.filter { $0.kind == .resource }.map { stream in
+            TransferProgress(
+                id: TransferID(peer: stream.key.peer, stream: stream.key.id, direction: .sending), name: stream.name,
+                bytes: stream.sent, total: stream.size, resumedFrom: stream.resumedFrom, phase: .inProgress)
+        }
+        let receiving = incoming.values.filter { $0.kind == .resource }.map { stream in
+            TransferProgress(
+                id: TransferID(peer: stream.key.peer, stream: stream.key.id, direction: .receiving),
+                name: stream.name, bytes: stream.written, total: stream.size, resumedFrom: stream.resumedFrom,
+                phase: .inProgress)
+        }
+        return (sending + receiving).sorted { ($0.id.peer, $0.id.stream) < ($1.id.peer, $1.id.stream) }
+    }
+
+    private func grantIfDue(_ stream: IncomingStreamState, progress: UInt64, window: UInt64) {
+        let limit = stream.kind == .resource ? min(progress + window, stream.size) : progress + window
+        guard limit > stream.granted, limit - stream.granted >= window / 4 || limit == stream.size,
+            let peer = peers[stream.key.peer]
+        else { return }
+        stream.granted = limit
+        sendSequenced(
+            .streamCredit(StreamCredit(id: stream.key.id, received: stream.received, limit: limit)), to: peer)
+    }
+
+    private func reportReceiving(_ stream: IncomingStreamState, phase: TransferProgress.Phase) {
+        if case .inProgress = phase {
+            let now = NIODeadline.now()
+            guard now - stream.lastProgress >= Self.progressInterval else { return }
+            stream.lastProgress = now
+        }
+        events.yield(
+            .transfer(
+                TransferProgress(
+                    id: TransferID(peer: stream.key.peer, stream: stream.key.id, direction: .receiving),
+                    name: stream.name, bytes: stream.written, total: stream.size, resumedFrom: stream.resumedFrom,
+                    phase: phase)))
+    }
+
+    // MARK: - Messages from peers
+
+    func receivedStreamOpen(_ open: StreamOpen, from peer: PeerRecord) {
+        let key = StreamKey(peer: peer.id, id: open.id)
+        guard incoming[key] == nil else {
+            logger.debug("\(peer.name) reopened stream \(open.id); ignored")
+            return
+        }
+        let stream = IncomingStreamState(key: key, kind: open.kind, name: open.name, size: open.size)
+        guard open.kind == .resource else {
+            guard configuration.acceptsByteStreams else {
+                refuse(open.id, from: peer, .declined, "this peer takes no byte streams")
+                return
+            }
+            incoming[key] = stream
+            stream.ready = true
+            grantIfDue(stream, progress: 0, window: Self.streamWindow)
+            if let owner {
+                events.yield(
+                    .streamOpened(IncomingByteStream(peer: peer.id, name: open.name, id: open.id, session: owner)))
+            }
+            return
+        }
+        guard let inbox = configuration.inbox else {
+            refuse(open.id, from: peer, .declined, "this peer takes no resources (it has no inbox)")
+            return
+        }
+        guard let name = Self.safeFileName(open.name) else {
+            refuse(open.id, from: peer, .declined, "the name \"\(open.name)\" is not a file name")
+            return
+        }
+        incoming[key] = stream
+        let partial = "\(inbox)/.partial-\(peer.id)-\(open.resumeKey.hexString)"
+        let size = open.size
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let boundStream = NIOLoopBound(stream, eventLoop: loop)
+        logger.debug("receiving \"\(name)\" (\(size) bytes) from \(peer.name)", metadata: ["peer": "\(peer.id)"])
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> ResourceFile in
+            try ResourceFile.openPartial(partial, limit: size)
+        }.hop(to: loop).whenComplete { result in
+            let core = bound.value
+            let stream = boundStream.value
+            guard core.incoming[key] === stream else { return }  // cancelled meanwhile
+            switch result {
+            case .success(let file):
+                stream.file = file
+                stream.received = file.offset
+                stream.written = file.offset
+                stream.resumedFrom = file.offset
+                stream.ready = true
+                core.reportReceiving(stream, phase: .started)
+                core.grantIfDue(stream, progress: stream.written, window: Self.resourceWindow)
+                if stream.granted == 0 && size == 0 { core.grantEmpty(stream) }
+            case .failure(let error):
+                core.failIncoming(stream, "\(error)")
+            }
+        }
+    }
+
+    /// A resource of 0 bytes still needs a first credit to start.
+    private func grantEmpty(_ stream: IncomingStreamState) {
+        guard let peer = peers[stream.key.peer] else { return }
+        sendSequenced(.streamCredit(StreamCredit(id: stream.key.id, received: 0, limit: 0)), to: peer)
+    }
+
+    private func refuse(_ id: UInt32, from peer: PeerRecord, _ status: StreamStatus, _ reason: String) {
+        logger.debug("refusing stream \(id) of \(peer.name): \(reason)")
+        sendSequenced(.streamEnd(StreamEnd(id: id, fromOpener: false, status: status, reason: reason)), to: peer)
+    }
+
+    func receivedStreamChunk(_ chunk: StreamChunk, from peer: PeerRecord) {
+        let key = StreamKey(peer: peer.id, id: chunk.id)
+        guard let stream = incoming[key] else { return }  // cancelled here; the opener learns it
+        let end = stream.received + UInt64(chunk.bytes.count)
+        guard stream.ready, chunk.offset == stream.received, end <= stream.granted,
+            stream.kind != .resource || end <= stream.size
+        else {
+            failIncoming(
+                stream,
+                "chunk at \(chunk.offset)+\(chunk.bytes.count) breaks the stream (received \(stream.received), "
+                    + "credit \(stream.granted))")
+            return
+        }
+        stream.received = end
+        if stream.kind == .resource {
+            stream.pending.append(chunk.bytes)
+            writePending(stream)
+        } else if let reader = stream.reader {
+            stream.reader = nil
+            stream.consumed += UInt64(chunk.bytes.count)
+            reader.succeed(chunk.bytes)
+            grantIfDue(stream, progress: stream.consumed, window: Self.streamWindow)
+        } else {
+            stream.buffered.append(chunk.bytes)
+        }
+    }
+
+    /// Writes a resource's waiting chunks, one write at a time, off the event loop.
+    private func writePending(_ stream: IncomingStreamState) {
+        guard !stream.writing, let file = stream.file else { return }
+        guard !stream.pending.isEmpty else {
+            if stream.end != nil { finishIncoming(stream) }
+            return
+        }
+        let chunks = stream.pending
+        stream.pending = []
+        stream.writing = true
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let boundStream = NIOLoopBound(stream, eventLoop: loop)
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> UInt64 in
+            try file.write(chunks)
+            return file.offset
+        }.hop(to: loop).whenComplete { result in
+            let core = bound.value
+            let stream = boundStream.value
+            stream.writing = false
+            guard core.incoming[stream.key] === stream else { return }
+            switch result {
+            case .success(let offset):
+                stream.written = offset
+                core.reportReceiving(stream, phase: .inProgress)
+                core.grantIfDue(stream, progress: offset, window: Self.resourceWindow)
+                core.writePending(stream)
+            case .failure(let error):
+                core.failIncoming(stream, "\(error)")
+            }
+        }
+    }
+
+    /// Every byte of a resource is on disk and the opener sent its digest: verify, then move into place.
+    private func finishIncoming(_ stream: IncomingStreamState) {
+        guard let end = stream.end, let file = stream.file, let inbox = configuration.inbox else { return }
+        guard stream.written == stream.size else {
+            failIncoming(stream, "the opener finished at \(stream.written) of \(stream.size) bytes")
+            return
+        }
+        let digest = file.digest
+        guard digest == end.digest else {
+            file.remove()
+            failIncoming(
+                stream, "SHA-256 mismatch: received \(digest.hexString), the sender's is \(end.digest.hexString)")
+            return
+        }
+        let destination = Self.freePath(in: inbox, for: Self.safeFileName(stream.name) ?? "resource")
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let boundStream = NIOLoopBound(stream, eventLoop: loop)
+        stream.writing = true
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws in
+            try file.commit(to: destination)
+        }.hop(to: loop).whenComplete { result in
+            let core = bound.value
+            let stream = boundStream.value
+            stream.writing = false
+            switch result {
+            case .success:
+                core.incoming[stream.key] = nil
+                if let peer = core.peers[stream.key.peer] {
+                    core.sendSequenced(
+                        .streamEnd(StreamEnd(id: stream.key.id, fromOpener: false, status: .finished, digest: digest)),
+                        to: peer)
+                }
+                core.logger.debug("received \"\(stream.name)\" into \(destination)")
+                core.reportReceiving(stream, phase: .finished(path: destination, sha256: digest.hexString))
+            case .failure(let error):
+                core.failIncoming(stream, "\(error)")
+            }
+        }
+    }
+
+    /// Ends an incoming stream that cannot go on; the opener is told why. A partial file stays for a resume.
+    private func failIncoming(_ stream: IncomingStreamState, _ reason: String) {
+        incoming[stream.key] = nil
+        logger.debug("stream \(stream.key.id) from \(stream.key.peer) failed: \(reason)")
+        if let peer = peers[stream.key.peer] {
+            sendSequenced(
+                .streamEnd(
+                    StreamEnd(
+                        id: stream.key.id, fromOpener: false, status: .failed,
+                        reason: String(reason.utf8.prefix(Wire.maxStreamReasonLength - 3)) ?? "failed")), to: peer)
+        }
+        stream.reader?.fail(SessionError(.transferFailed, reason))
+        stream.reader = nil
+        if stream.kind == .resource { reportReceiving(stream, phase: .failed(reason)) }
+    }
+
+    func receivedStreamCredit(_ credit: StreamCredit, from peer: PeerRecord) {
+        let key = StreamKey(peer: peer.id, id: credit.id)
+        guard let stream = outgoing[key] else { return }
+        if case .opening(let promise) = stream.phase {
+            guard stream.kind != .resource || credit.received <= stream.size else {
+                cancelOutgoing(key, reason: "the receiver holds more than the resource")
+                return
+            }
+            stream.phase = .open
+            stream.sent = credit.received
+            stream.resumedFrom = credit.received
+            stream.limit = credit.limit
+            if stream.kind == .resource { reportSending(stream, phase: .started) }
+            promise.succeed(credit.received)
+            return
+        }
+        stream.limit = max(stream.limit, credit.limit)
+        pump(stream, peer: peer)
+    }
+
+    func receivedStreamEnd(_ end: StreamEnd, from peer: PeerRecord) {
+        let key = StreamKey(peer: peer.id, id: end.id)
+        if end.fromOpener {
+            guard let stream = incoming[key] else { return }
+            stream.end = end
+            if end.status != .finished {
+                incoming[key] = nil
+                stream.reader?.fail(SessionError(.cancelled, "the opener ended the stream: \(end.describe)"))
+                stream.reader = nil
+                if stream.kind == .resource {
+                    stream.file?.remove()
+                    reportReceiving(stream, phase: .cancelled(byPeer: true, reason: end.reason))
+                }
+            } else if stream.kind == .resource {
+                writePending(stream)
+            } else if stream.isBufferEmpty, let reader = stream.reader {
+                incoming[key] = nil
+                stream.reader = nil
+                reader.succeed(nil)
+            }
+            return
+        }
+        guard let stream = outgoing.removeValue(forKey: key) else { return }
+        switch (stream.phase, end.status) {
+        case (.finishing(let promise), .finished):
+            promise.succeed()
+            reportSending(stream, phase: .finished(path: nil, sha256: end.digest.hexString))
+        default:
+            let code: SessionError.Code =
+                switch end.status {
+                case .declined: .declined
+                case .cancelled: .cancelled
+                default: .transferFailed
+                }
+            fail(stream, SessionError(code, "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) \(end.describe)"))
+            if stream.kind == .resource {
+                reportSending(
+                    stream,
+                    phase: end.status == .cancelled
+                        ? .cancelled(byPeer: true, reason: end.reason) : .failed(end.describe))
+            }
+        }
+    }
+
+    /// Every stream with `peer` ends: it restarted or left, and what it held died with it. Partial files stay.
+    func streamsEnded(with peer: PeerRecord, reason: String) {
+        for (key, stream) in outgoing where key.peer == peer.id {
+            outgoing[key] = nil
+            fail(stream, SessionError(.transferFailed, reason))
+            if stream.kind == .resource { reportSending(stream, phase: .failed(reason)) }
+        }
+        for (key, stream) in incoming where key.peer == peer.id {
+            incoming[key] = nil
+            stream.reader?.fail(SessionError(.transferFailed, reason))
+            stream.reader = nil
+            if stream.kind == .resource { reportReceiving(stream, phase: .failed(reason)) }
+        }
+        for pending in peer.outbox { pending.promise.fail(SessionError(.transferFailed, reason)) }
+        peer.outbox = []
+    }
+
+    // MARK: - Files
+
+    /// The last path component of `name`, if it is a usable file name.
+    static func safeFileName(_ name: String) -> String? {
+        let base = name.split(separator: "/").last.map(String.init) ?? ""
+        guard !base.isEmpty, base != ".", base != "..", !base.hasPrefix(".partial-"),
+            !base.utf8.contains(0)
+        else { return nil }
+        return base
+    }
+
+    /// `inbox/name`, or `inbox/name (2)`, … if taken.
+    static func freePath(in inbox: String, for name: String) -> String {
+        var candidate = "\(inbox)/\(name)"
+        var number = 2
+        while ResourceFile.exists(candidate) {
+            let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+            let stem = dot.map { String(name[..<$0]) } ?? name
+            let suffix = dot.map { String(name[$0...]) } ?? ""
+            candidate = "\(inbox)/\(stem) (\(number))\(suffix)"
+            number += 1
+        }
+        return candidate
+    }
+}
+
+extension StreamEnd {
+    var describe: String {
+        reason.isEmpty ? "\(status)" : "\(status): \(reason)"
+    }
+}
+
+extension Message {
+    /// The payload's size, for flow control.
+    var approximateSize: Int {
+        switch self {
+        case .data(let bytes): bytes.count + 8
+        case .streamChunk(let chunk): chunk.bytes.count + 16
+        default: 64
+        }
+    }
+}

@@ -1,0 +1,362 @@
+import Crypto
+import Foundation
+import LanSession
+import Synchronization
+import Testing
+import WireCodec
+
+/// Applications' payloads over loopback: data, byte streams and resources, and events for many readers.
+@Suite("Data, streams and resources over loopback", .serialized)
+struct PayloadTests {
+    /// Two connected sessions; `b` takes resources into a fresh inbox.
+    func pair(inbox: Bool = true) async throws -> (Session, Session, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let a = try makeSession(1)
+        var configuration = SessionConfiguration(
+            peerID: PeerID(2), displayName: "peer-2", sessionName: "test", host: "127.0.0.1")
+        if inbox { configuration.inbox = directory.path }
+        let b = try Session(configuration: configuration)
+        try await mesh([a, b])
+        #expect(
+            try await eventually {
+                let fromA = try await a.connectedPeers().count
+                let fromB = try await b.connectedPeers().count
+                return fromA == 1 && fromB == 1
+            })
+        return (a, b, directory.path)
+    }
+
+    func payloads(_ events: [SessionEvent]) -> [[UInt8]] {
+        events.compactMap { if case .data(_, let bytes, true) = $0 { bytes } else { nil } }
+    }
+
+    func file(size: Int, seed: UInt64) throws -> (path: String, sha256: String) {
+        var generator = SplitMix(seed: seed)
+        var bytes = [UInt8](repeating: 0, count: size)
+        for index in stride(from: 0, to: size, by: 8) {
+            var value = generator.next()
+            for offset in index..<min(index + 8, size) {
+                bytes[offset] = UInt8(truncatingIfNeeded: value)
+                value >>= 8
+            }
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("payload-\(UUID().uuidString).bin")
+        try Data(bytes).write(to: path)
+        return (path.path, SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined())
+    }
+
+    func sha256(of path: String) throws -> String {
+        SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: path))).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test("reliable data arrives exactly once and in order, across a link cut")
+    func dataExactlyOnce() async throws {
+        let (a, b, _) = try await pair()
+        let recorder = EventRecorder(b)
+        for index in 0..<600 {
+            try await a.send(Array("message \(index)".utf8), to: [b.peerID])
+            if index == 250 { try await a.dropLink(to: b.peerID) }
+        }
+        let arrived = await recorder.wait(timeout: .seconds(10)) { payloads($0).count >= 600 }
+        #expect(arrived)
+        try await Task.sleep(for: .milliseconds(200))  // anything doubled would show up by now
+        let got = payloads(recorder.events).map { String(decoding: $0, as: UTF8.self) }
+        let expected = (0..<600).map { "message \($0)" }
+        #expect(got.count == 600)
+        #expect(
+            got == expected,
+            "first difference at \(got.indices.first { $0 < expected.count && got[$0] != expected[$0] } ?? -1)")
+        await stopAll([a, b])
+    }
+
+    @Test("data past the limit and to strangers is refused with a clear error")
+    func dataLimits() async throws {
+        let (a, b, _) = try await pair()
+        await #expect(throws: SessionError.self) {
+            try await a.send([UInt8](repeating: 1, count: Session.maxMessageSize + 1))
+        }
+        do {
+            try await a.send([1], to: [PeerID(99)])
+            Issue.record("a stranger was accepted")
+        } catch {
+            #expect(error.code == .noSuchPeer)
+            #expect(error.message.contains("peer-2"), "the members are listed: \(error.message)")
+        }
+        do {
+            try await a.send([UInt8](repeating: 1, count: 2000), mode: .unreliable)
+            Issue.record("an oversized datagram was accepted")
+        } catch {
+            #expect(error.code == .messageTooLarge)
+        }
+        try await a.send([UInt8](repeating: 1, count: Session.maxMessageSize))  // the limit itself goes
+        await stopAll([a, b])
+    }
+
+    @Test("two observers both see every event")
+    func twoObservers() async throws {
+        let (a, b, _) = try await pair()
+        let first = EventRecorder(b)
+        let second = EventRecorder(b)
+        for index in 0..<100 { try await a.send([UInt8(index)]) }
+        #expect(await first.wait { payloads($0).count == 100 })
+        #expect(await second.wait { payloads($0).count == 100 })
+        #expect(payloads(first.events) == payloads(second.events))
+        await stopAll([a, b])
+    }
+
+    @Test("a subscriber that falls behind keeps the oldest events and is told how many it missed")
+    func slowSubscriber() async throws {
+        let (a, b, _) = try await pair()
+        let slow = b.subscribe(bufferSize: 10)
+        let fast = EventRecorder(b)
+        for index in 0..<50 { try await a.send([UInt8(index)]) }
+        #expect(await fast.wait { payloads($0).count == 50 })
+        var iterator = slow.makeAsyncIterator()
+        var kept: [SessionEvent] = []
+        for _ in 0..<10 { if let event = await iterator.next() { kept.append(event) } }
+        #expect(payloads(kept) == (0..<10).map { [UInt8($0)] }, "the oldest ten are kept")
+        try await a.send([200])
+        var after: [SessionEvent] = []
+        while after.count < 20, let event = await iterator.next() {
+            after.append(event)
+            if case .data(_, [200], _) = event { break }
+        }
+        #expect(after.first == .eventsMissed(40), "told of the 40 it missed, before anything newer: \(after)")
+        #expect(payloads(after) == [[200]])
+        await stopAll([a, b])
+    }
+
+    @Test("a byte stream with a slow reader: bytes in order, the writer held to the window")
+    func slowReaderStream() async throws {
+        let (a, b, _) = try await pair()
+        let opened = Mutex<IncomingByteStream?>(nil)
+        let recorder = EventRecorder(b)
+        let writer = try await a.openStream(named: "numbers", to: b.peerID)
+        #expect(
+            await recorder.wait { events in
+                events.contains { if case .streamOpened = $0 { true } else { false } }
+            })
+        for case .streamOpened(let stream) in recorder.events { opened.withLock { $0 = stream } }
+        let reader = try #require(opened.withLock { $0 })
+        #expect(reader.name == "numbers" && reader.peer == a.peerID)
+        let total = 4 << 20
+        let written = Atomic<Int>(0)
+        let consumed = Atomic<Int>(0)
+        let maxAhead = Atomic<Int>(0)
+        async let writing: Void = {
+            var offset = 0
+            while offset < total {
+                let count = min(64 << 10, total - offset)
+                try await writer.write((offset..<(offset + count)).map { UInt8(truncatingIfNeeded: $0 / 7) })
+                offset += count
+                written.store(offset, ordering: .relaxed)
+                let ahead = offset - consumed.load(ordering: .relaxed)
+                if ahead > maxAhead.load(ordering: .relaxed) { maxAhead.store(ahead, ordering: .relaxed) }
+            }
+            try await writer.finish()
+        }()
+        var received = 0
+        var inOrder = true
+        for try await chunk in reader {
+            for (index, byte) in chunk.enumerated() where byte != UInt8(truncatingIfNeeded: (received + index) / 7) {
+                inOrder = false
+            }
+            received += chunk.count
+            consumed.store(received, ordering: .relaxed)
+            if received % (256 << 10) < chunk.count { try await Task.sleep(for: .milliseconds(20)) }  // slow reader
+        }
+        try await writing
+        #expect(received == total)
+        #expect(inOrder)
+        #expect(
+            maxAhead.load(ordering: .relaxed) <= Session.streamWindow + (64 << 10) + (32 << 10),
+            "the writer ran \(maxAhead.load(ordering: .relaxed)) bytes ahead of the reader")
+        await stopAll([a, b])
+    }
+
+    @Test("a byte stream cancelled by its reader fails the writer, and by its writer fails the reader")
+    func streamCancel() async throws {
+        let (a, b, _) = try await pair()
+        let recorder = EventRecorder(b)
+        let first = try await a.openStream(named: "first", to: b.peerID)
+        let second = try await a.openStream(named: "second", to: b.peerID)
+        #expect(await recorder.wait { $0.filter { if case .streamOpened = $0 { true } else { false } }.count == 2 })
+        var streams: [String: IncomingByteStream] = [:]
+        for case .streamOpened(let stream) in recorder.events { streams[stream.name] = stream }
+        await streams["first"]?.cancel(reason: "enough")
+        let failed = await eventually { () async -> Bool in
+            do throws(SessionError) {
+                try await first.write([UInt8](repeating: 0, count: 1 << 20))
+                return false
+            } catch {
+                return error.code == .cancelled && error.message.contains("enough")
+            }
+        }
+        #expect(failed, "the writer learns that the reader cancelled")
+        try await second.write([1, 2, 3])
+        await second.cancel(reason: "changed my mind")
+        let reader = try #require(streams["second"])
+        var got: [UInt8] = []
+        do {
+            for try await chunk in reader { got += chunk }
+            Issue.record("the stream ended normally")
+        } catch let error as SessionError {
+            #expect(error.code == .cancelled)
+        }
+        #expect(got == [1, 2, 3] || got.isEmpty)
+        await stopAll([a, b])
+    }
+
+    @Test("a file arrives verified in the inbox, with progress on both sides")
+    func resource() async throws {
+        let (a, b, inbox) = try await pair()
+        let sent = EventRecorder(a)
+        let received = EventRecorder(b)
+        let (path, digest) = try file(size: 5_000_000, seed: 1)
+        let updates = Mutex<[TransferProgress]>([])
+        let result = try await a.sendResource(at: path, named: "five.bin", to: b.peerID) { progress in
+            updates.withLock { $0.append(progress) }
+        }
+        #expect(result.phase == .finished(path: nil, sha256: digest))
+        #expect(updates.withLock { $0.first?.phase } == .started)
+        let landed = await received.wait { events in
+            events.contains { if case .transfer(let p) = $0, case .finished = p.phase { true } else { false } }
+        }
+        #expect(landed)
+        #expect(try sha256(of: "\(inbox)/five.bin") == digest)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox) == ["five.bin"], "no partial file left")
+        #expect(
+            sent.events.contains { if case .transfer(let p) = $0, p.id.direction == .sending { true } else { false } })
+        // A second file of the same name does not overwrite the first.
+        try await a.sendResource(at: path, named: "five.bin", to: b.peerID)
+        #expect(try sha256(of: "\(inbox)/five (2).bin") == digest)
+        await stopAll([a, b])
+    }
+
+    @Test("a file transfer survives a link cut, and resumes from the partial file after the sender restarted")
+    func resourceInterruptedAndResumed() async throws {
+        let (a, b, inbox) = try await pair()
+        let (path, digest) = try file(size: 40_000_000, seed: 2)
+        // A link cut: the reliable channel resends what was in flight; the transfer goes on.
+        let sentBytes = Atomic<UInt64>(0)
+        async let cut: Bool = {
+            guard await eventually(timeout: .seconds(20), { sentBytes.load(ordering: .relaxed) > 5_000_000 }) else {
+                return false
+            }
+            try await a.dropLink(to: b.peerID)
+            return true
+        }()
+        let result = try await a.sendResource(at: path, named: "cut.bin", to: b.peerID) { progress in
+            sentBytes.store(progress.bytes, ordering: .relaxed)
+        }
+        #expect(try await cut, "the link was cut during the transfer")
+        #expect(result.phase == .finished(path: nil, sha256: digest))
+        #expect(try sha256(of: "\(inbox)/cut.bin") == digest)
+
+        // The sender stops half-way (as a daemon that is shut down); restarted with the same peer id and pushing
+        // the same file again, it sends only the rest.
+        let receiving = EventRecorder(b)
+        async let attempt: SessionError? = {
+            do throws(SessionError) {
+                try await a.sendResource(at: path, named: "again.bin", to: b.peerID)
+                return nil
+            } catch {
+                return error
+            }
+        }()
+        #expect(
+            await receiving.wait(timeout: .seconds(20)) { events in
+                events.contains { if case .transfer(let p) = $0, p.bytes > 10_000_000 { true } else { false } }
+            })
+        await a.stop()
+        let failure = await attempt
+        #expect(failure != nil, "the first attempt failed with the session")
+        #expect(
+            await receiving.wait { events in
+                events.contains { if case .transfer(let p) = $0, case .failed = p.phase { true } else { false } }
+            })
+        let restarted = try makeSession(1)
+        try await restarted.start()
+        try await restarted.connect(to: await b.endpoint)
+        #expect(try await eventually { try await restarted.connectedPeers().count == 1 })
+        let resumed = try await restarted.sendResource(at: path, named: "again.bin", to: b.peerID)
+        #expect(resumed.resumedFrom > 10_000_000, "resumed at \(resumed.resumedFrom)")
+        #expect(resumed.phase == .finished(path: nil, sha256: digest))
+        #expect(try sha256(of: "\(inbox)/again.bin") == digest)
+        await stopAll([restarted, b])
+    }
+
+    @Test("a transfer cancelled by the receiver fails the sender; one cancelled by the sender ends on the receiver")
+    func resourceCancelled() async throws {
+        let (a, b, inbox) = try await pair()
+        let (path, _) = try file(size: 40_000_000, seed: 3)
+        let receiving = EventRecorder(b)
+        async let first: SessionError? = {
+            do throws(SessionError) {
+                try await a.sendResource(at: path, named: "first.bin", to: b.peerID)
+                return nil
+            } catch {
+                return error
+            }
+        }()
+        #expect(
+            await receiving.wait(timeout: .seconds(20)) { events in
+                events.contains { if case .transfer(let p) = $0, p.bytes > 1_000_000 { true } else { false } }
+            })
+        let id = try #require(try await b.transfers().first?.id)
+        #expect(id.direction == .receiving)
+        try await b.cancelTransfer(id, reason: "not now")
+        let error = await first
+        #expect(error?.code == .cancelled && error?.message.contains("not now") == true, "\(String(describing: error))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty, "the partial file is removed")
+
+        let sender = Task { try await a.sendResource(at: path, named: "second.bin", to: b.peerID) }
+        #expect(
+            await receiving.wait(timeout: .seconds(20)) { events in
+                events.contains {
+                    if case .transfer(let p) = $0, p.name == "second.bin", p.bytes > 1_000_000 { true } else { false }
+                }
+            })
+        sender.cancel()
+        #expect(
+            await receiving.wait { events in
+                events.contains {
+                    if case .transfer(let p) = $0, p.name == "second.bin", case .cancelled(true, _) = p.phase {
+                        true
+                    } else {
+                        false
+                    }
+                }
+            })
+        #expect(try await b.transfers().isEmpty)
+        await stopAll([a, b])
+    }
+
+    @Test("a peer without an inbox declines resources")
+    func noInbox() async throws {
+        let (a, b, _) = try await pair(inbox: false)
+        let (path, _) = try file(size: 1000, seed: 4)
+        do {
+            try await a.sendResource(at: path, to: b.peerID)
+            Issue.record("a peer without an inbox took a resource")
+        } catch {
+            #expect(error.code == .declined)
+            #expect(error.message.contains("inbox"))
+        }
+        await stopAll([a, b])
+    }
+}
+
+/// A small deterministic generator for test payloads.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
