@@ -10,6 +10,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // Compares WireCodec's encoded size and speed with protobuf, JSON, plists and keyed archives.
@@ -29,6 +30,18 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        // Throughput of a resource transfer between sessions next to a raw TCP copy, and latency meanwhile.
+        .executableTarget(
+            name: "transfer-bench",
+            dependencies: [
+                .product(name: "LanSession", package: "LanSession"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ],

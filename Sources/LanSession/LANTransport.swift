@@ -14,6 +14,10 @@ public struct LANTransport: Transport {
         self.connectTimeout = connectTimeout
     }
 
+    /// Reads grow from 2 KiB up to 256 KiB as traffic needs: small for messages, large for a bulk transfer, so that
+    /// a file costs few reads and frames span few of them.
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 512, initial: 2048, maximum: 256 << 10)
+
     public var name: String { Self.name }
     public var carriesDatagrams: Bool { true }
 
@@ -25,6 +29,7 @@ public struct LANTransport: Transport {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 1_024)  // a burst of connections waits rather than retrying SYNs
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
             .childChannelInitializer(initializer)
             .bind(host: host, port: port)
             .map { channel in (channel, channel.localAddress?.port ?? port) }
@@ -36,6 +41,7 @@ public struct LANTransport: Transport {
     ) -> EventLoopFuture<any Channel> {
         ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.recvAllocator, value: Self.receiveBuffers)
             .connectTimeout(connectTimeout)
             .channelInitializer(initializer)
             .connect(host: endpoint.host, port: endpoint.port)

@@ -76,22 +76,28 @@ final class ResourceFile: @unchecked Sendable {
 
     /// Reads up to `count` bytes at the file's offset and hashes them; empty at the end.
     func read(upTo count: Int) throws(SessionError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = bytes.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + filled, count - filled, off_t(offset + UInt64(filled)))
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var filled = 0
+            while filled < count {
+                let got = pread(
+                    descriptor, buffer.baseAddress! + filled, count - filled, off_t(offset + UInt64(filled)))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if got == 0 { break }
+                filled += got
             }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw Self.error("cannot read \(path)")
-            }
-            if got == 0 { break }
-            filled += got
+            initialized = filled
         }
-        bytes.removeLast(count - filled)
+        if failure != 0 {
+            errno = failure
+            throw Self.error("cannot read \(path)")
+        }
         hasher.update(data: bytes)
-        offset += UInt64(filled)
+        offset += UInt64(bytes.count)
         return bytes
     }
 

@@ -73,13 +73,25 @@ extension Session {
         let sending = { [self] () async throws(SessionError) -> TransferProgress in
             do throws(SessionError) {
                 try await offload { () throws(SessionError) in try file.skip(from) }
+                // Reading (and hashing) the next block overlaps with sending the current one.
+                let blockSize = 1 << 20
                 var remaining = metadata.size - from
+                let first = Int(min(remaining, UInt64(blockSize)))
+                var block = try await offload { () throws(SessionError) in try file.read(upTo: first) }
                 while remaining > 0 {
-                    let wanted = Int(min(remaining, 1 << 20))
-                    let bytes = try await offload { () throws(SessionError) in try file.read(upTo: wanted) }
-                    guard !bytes.isEmpty else { throw SessionError(.io, "\(path) became shorter while being sent") }
-                    try await run { $0.writeStream(streamKey, bytes) }
-                    remaining -= UInt64(bytes.count)
+                    guard !block.isEmpty else { throw SessionError(.io, "\(path) became shorter while being sent") }
+                    remaining -= UInt64(block.count)
+                    let wanted = Int(min(remaining, UInt64(blockSize)))
+                    async let next = offload { () throws(SessionError) in
+                        wanted > 0 ? try file.read(upTo: wanted) : []
+                    }
+                    let current = block
+                    try await run { $0.writeStream(streamKey, current) }
+                    do {
+                        block = try await next
+                    } catch {
+                        throw SessionError(error)
+                    }
                 }
                 let digest = file.digest
                 try await run { $0.finishOutgoing(streamKey, digest: digest) }

@@ -10,9 +10,9 @@ extension SessionCore {
     static let resourceWindow: UInt64 = 2 << 20
     /// Unacknowledged bytes on a peer's reliable channel above which stream chunks wait, so that a big transfer holds
     /// a small message back by this much at most.
-    static let bulkLimit = 512 << 10
+    static let bulkLimit = 1 << 20
     /// Bytes per `streamChunk`.
-    static let chunkSize = 32 << 10
+    static let chunkSize = 60 << 10
     /// Room kept on the reliable channel for the session's own messages: applications' data waits beyond it.
     static let reservedReplayBytes = 256 << 10
     static let reservedReplayMessages = 1024

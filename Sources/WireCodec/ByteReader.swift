@@ -96,11 +96,23 @@ struct ByteReader: ~Copyable {
         return value
     }
 
+    /// The next `count` bytes (checked to remain) as an array, with one copy.
+    @inlinable
+    func copy(_ count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 {
+                UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(
+                    from: bytes.baseAddress! + offset, byteCount: count)
+            }
+            initialized = count
+        }
+    }
+
     /// Reads exactly `count` bytes, with no length prefix.
     @inlinable
     mutating func readRaw(_ field: StaticString, count: Int) throws(WireError) -> [UInt8] {
         guard remaining >= count else { throw error(.truncated, "\(field)") }
-        let value = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+        let value = copy(count)
         offset += count
         return value
     }
@@ -114,7 +126,7 @@ struct ByteReader: ~Copyable {
             throw error(.fieldTooLong, "\(field) is \(length) bytes, limit \(maxLength)", at: start)
         }
         guard remaining >= length else { throw error(.truncated, "\(field)") }
-        let value = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
+        let value = copy(length)
         offset += length
         return value
     }

@@ -64,6 +64,24 @@ struct ByteWriter: ~Copyable {
         }
     }
 
+    /// Writes a length-prefixed array with one copy (payloads of data and chunks are large).
+    @inlinable
+    mutating func writeBytes(_ value: [UInt8]) {
+        writeVarint(UInt64(value.count))
+        writeRaw(value)
+    }
+
+    /// Writes an array with no length prefix, with one copy.
+    @inlinable
+    mutating func writeRaw(_ value: [UInt8]) {
+        precondition(bytes.count - offset >= value.count, "ByteWriter overflow")
+        value.withUnsafeBytes { source in
+            guard let base = source.baseAddress else { return }
+            (bytes.baseAddress! + offset).copyMemory(from: base, byteCount: source.count)
+        }
+        offset += value.count
+    }
+
     /// Writes `value` with no length prefix.
     @inlinable
     mutating func writeRaw(_ value: some Collection<UInt8>) {

@@ -1,0 +1,171 @@
+import Foundation
+import SessionControl
+import TestHostSupport
+import Testing
+
+/// Applications' payloads between real daemons on test hosts: data messages, and a big file pushed while the counter
+/// keeps going.
+@Suite(
+    "data and files between daemons on test hosts", .serialized,
+    .disabled(if: TestLab.unavailableReason != nil, Comment(rawValue: TestLab.unavailableReason ?? ""))
+)
+struct PayloadEndToEndTests {
+    static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+
+    @Test("100 data messages from host 1 arrive at host 2 in order; one sent to all reaches hosts 2 and 3 only once")
+    func dataInOrder() async throws {
+        let cluster = try await Cluster.mesh(3)
+        let two = try cluster.watch(2)
+        let three = try cluster.watch(3)
+        defer {
+            two.stop()
+            three.stop()
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let control = try cluster.control(1)
+        for index in 0..<100 {
+            let result = try control.call(
+                ControlRequest(command: "send", peer: "h2", data: Self.base64("message \(index)")), as: SendResult.self)
+            #expect(result.peers.count == 1)
+        }
+        let everyone = try cluster.client(1, ["send", "--all", "--text", "to everyone"]) as? [String: Any]
+        #expect((everyone?["peers"] as? [Any])?.count == 2)
+        func texts(_ watcher: HostProcess) -> [String] {
+            watcher.events.filter { $0["event"] as? String == "data" }.compactMap { $0["text"] as? String }
+        }
+        let arrived = await waitUntil(.seconds(10)) { texts(two).count >= 101 && texts(three).count >= 1 }
+        #expect(arrived, "host 2 saw \(texts(two).count) messages, host 3 \(texts(three).count)")
+        try await Task.sleep(for: .milliseconds(300))  // a duplicate would show by now
+        #expect(texts(two) == (0..<100).map { "message \($0)" } + ["to everyone"])
+        #expect(texts(three) == ["to everyone"])
+        let stamped = two.events.first { $0["event"] as? String == "data" }?["time"] as? String
+        #expect(stamped?.hasSuffix("Z") == true, "watch events carry a UTC timestamp: \(stamped ?? "none")")
+        // An unknown peer is refused with the members listed.
+        let refused = try cluster.lab.run(
+            1, [Cluster.client, "send", "nobody", "--text", "x"], timeout: 10)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("h2") && refused.stderr.contains("h3"), "members listed: \(refused.stderr)")
+    }
+
+    @Test("a 200 MB file pushed from host 1 lands on host 2 intact, with progress, while increments keep flowing")
+    func bigPush() async throws {
+        let cluster = try await Cluster.mesh(3)
+        let size = 200_000_000
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(cluster.lab.name)-payload.bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let made = try cluster.lab.run(
+            1, ["sh", "-c", "head -c \(size) /dev/urandom > \(file.path) && sha256sum \(file.path)"], timeout: 60)
+        let digest = String(made.stdout.prefix(64))
+        #expect(digest.count == 64, "\(made.stderr)")
+
+        // Baseline, same hosts, same run: a raw TCP copy of the file into host 2's /run.
+        let raw = try rawCopy(cluster, file: file.path)
+        print(
+            String(format: "measured: raw TCP copy host 1 → host 2: %.3f s, %.1f MB/s", raw, Double(size) / raw / 1e6))
+
+        // Small messages before and during the transfer: round trips of pings, and increments.
+        let idle = try cluster.client(1, ["bench", "--peer", "h2", "--count", "300"]) as? [String: Any]
+        let watcher = try cluster.watch(2, seconds: 120)
+        defer { watcher.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        let push = try cluster.lab.spawn(1, [Cluster.client, "--json", "push", file.path, "--to", "h2"])
+        defer { push.stop() }
+        let started = await push.waitFor(timeout: 30) { $0["phase"] as? String == "started" }
+        #expect(started != nil, "the transfer did not start: \(push.stderr)")
+        let busy = try cluster.client(1, ["bench", "--peer", "h2", "--count", "300"]) as? [String: Any]
+        let control = try cluster.control(1)
+        var increments = 0
+        while push.events.last?["phase"] as? String != "finished" && push.exitStatus == -1 && increments < 400 {
+            _ = try control.call(ControlRequest(command: "increment"), as: IncrementResult.self)
+            increments += 1
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let finished = await push.waitFor(timeout: 180) { $0["phase"] as? String == "finished" }
+        let result = try #require(finished, "no finished line: \(push.events.last ?? [:]) \(push.stderr)")
+        #expect(result["sha256"] as? String == digest)
+        let progressLines = push.events.filter { $0["phase"] as? String == "inProgress" }.count
+        #expect(progressLines >= 1, "progress lines while it ran")
+        let landed = try cluster.lab.run(
+            2, ["sha256sum", "\(Cluster.stateDirectory)/inbox/\(file.lastPathComponent)"], timeout: 60)
+        #expect(String(landed.stdout.prefix(64)) == digest, "the file on host 2 has the sender's SHA-256")
+        let received = await watcher.waitFor(timeout: 10) {
+            $0["event"] as? String == "transfer"
+                && ($0["transfer"] as? [String: Any])?["phase"] as? String == "finished"
+        }
+        #expect(received != nil, "host 2's watch saw the transfer finish")
+        // Every increment made during the transfer reached host 2.
+        let own = try cluster.peerID(1)
+        let caughtUp = await waitUntil(.seconds(5)) { (cluster.counts(2)?[own] ?? 0) == increments }
+        #expect(caughtUp, "host 2 counts \(cluster.counts(2)?[own] ?? -1) of host 1's \(increments) increments")
+
+        let seconds = result["seconds"] as? Double ?? 0
+        let rate = result["megabytesPerSecond"] as? Double ?? 0
+        print(
+            String(
+                format: "measured: push 200 MB host 1 → host 2: %.3f s, %.1f MB/s, %.2f× the raw copy", seconds, rate,
+                raw / max(seconds, 0.001)))
+        print(
+            "measured: ping RTT to host 2 idle p50 \(idle?["p50_us"] ?? "?") µs p99 \(idle?["p99_us"] ?? "?") µs; "
+                + "during the transfer p50 \(busy?["p50_us"] ?? "?") µs p99 \(busy?["p99_us"] ?? "?") µs "
+                + "max \(busy?["max_us"] ?? "?") µs; \(increments) increments during it, all arrived")
+        let busyP99 = busy?["p99_us"] as? Double ?? .infinity
+        #expect(busyP99 < 50_000, "small messages wait behind the transfer: p99 \(busyP99) µs")
+    }
+
+    /// Copies `file` from host 1 to host 2 over one TCP connection (sendfile, then recv into a file in host 2's
+    /// /run); returns the receiver's seconds from accept to the last byte written and synced.
+    func rawCopy(_ cluster: Cluster, file: String) throws -> Double {
+        let receiver = try cluster.lab.spawn(
+            2,
+            [
+                "python3", "-c",
+                """
+                import json, os, socket, time
+                s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(("0.0.0.0", 47100)); s.listen(1)
+                print(json.dumps({"listening": True}), flush=True)
+                c, _ = s.accept(); t = time.monotonic(); n = 0; buf = bytearray(1 << 20)
+                with open("/run/raw-copy.bin", "wb") as f:
+                    while True:
+                        k = c.recv_into(buf)
+                        if not k: break
+                        f.write(memoryview(buf)[:k]); n += k
+                    f.flush(); os.fsync(f.fileno())
+                print(json.dumps({"bytes": n, "seconds": time.monotonic() - t}), flush=True)
+                os.unlink("/run/raw-copy.bin")
+                """,
+            ])
+        defer { receiver.stop() }
+        guard receiver.events.isEmpty else { throw TestLabError("raw receiver spoke early") }
+        let address = try cluster.lab.address(2)
+        var listening = false
+        for _ in 0..<200 where !listening {
+            listening = receiver.events.contains { $0["listening"] != nil }
+            if !listening { usleep(10_000) }
+        }
+        guard listening else { throw TestLabError("raw receiver did not listen: \(receiver.stderr)") }
+        let sent = try cluster.lab.run(
+            1,
+            [
+                "python3", "-c",
+                """
+                import os, socket, sys
+                c = socket.create_connection((sys.argv[1], 47100))
+                with open(sys.argv[2], "rb") as f:
+                    size = os.fstat(f.fileno()).st_size; offset = 0
+                    while offset < size: offset += os.sendfile(c.fileno(), f.fileno(), offset, size - offset)
+                c.close()
+                """, address, file,
+            ], timeout: 120)
+        guard sent.status == 0 else { throw TestLabError("raw sender failed: \(sent.stderr)") }
+        for _ in 0..<1000 {
+            if let done = receiver.events.first(where: { $0["seconds"] != nil }),
+                let seconds = done["seconds"] as? Double
+            {
+                return seconds
+            }
+            usleep(10_000)
+        }
+        throw TestLabError("raw receiver did not finish: \(receiver.stderr)")
+    }
+}
