@@ -1,17 +1,17 @@
 /// Exponential backoff for redialling: the first retry after `initial`, each next one twice as late, never later
 /// than `maximum`, each with up to `jitter` of its delay added at random so that peers do not redial in lockstep.
-public struct Backoff: Hashable, Sendable {
+struct Backoff: Hashable, Sendable {
     /// Delay before the first retry.
-    public var initial: Duration
+    var initial: Duration
     /// Longest delay.
-    public var maximum: Duration
+    var maximum: Duration
     /// Fraction of a delay added at random, 0...1.
-    public var jitter: Double
+    var jitter: Double
     /// Failed attempts since the last success.
-    public private(set) var failures = 0
+    private(set) var failures = 0
 
     /// Creates a backoff.
-    public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(5), jitter: Double = 0.2) {
+    init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(5), jitter: Double = 0.2) {
         precondition(initial > .zero && maximum >= initial && (0...1).contains(jitter))
         self.initial = initial
         self.maximum = maximum
@@ -19,7 +19,7 @@ public struct Backoff: Hashable, Sendable {
     }
 
     /// The delay before the next attempt, counting one more failure; `random` is in 0..<1.
-    public mutating func nextDelay(random: Double) -> Duration {
+    mutating func nextDelay(random: Double) -> Duration {
         let exponent = min(failures, 30)
         failures += 1
         let base = min(initial * (1 << exponent), maximum)
@@ -27,12 +27,12 @@ public struct Backoff: Hashable, Sendable {
     }
 
     /// The delay before the next attempt, with the system's randomness.
-    public mutating func nextDelay() -> Duration {
+    mutating func nextDelay() -> Duration {
         nextDelay(random: Double.random(in: 0..<1))
     }
 
     /// Starts over after a success.
-    public mutating func reset() {
+    mutating func reset() {
         failures = 0
     }
 }

@@ -7,24 +7,24 @@ import WireCodec
 /// name, `a` the authentication required (`psk`: the session's secret; absent: none), and when the node has Bluetooth
 /// `bt` its adapter's address and `btch` its RFCOMM channel. Nothing derived from the secret is published. Short keys keep
 /// the record small (RFC 6763 section 6.2 recommends well under 200 bytes).
-public struct DiscoveryRecord: Hashable, Sendable {
+struct DiscoveryRecord: Hashable, Sendable {
     /// The advertiser's protocol version.
-    public var protocolVersion: UInt32
+    var protocolVersion: UInt32
     /// The advertiser's identity.
-    public var peerID: PeerID
+    var peerID: PeerID
     /// Its session.
-    public var sessionName: String
+    var sessionName: String
     /// Its datagram port.
-    public var datagramPort: UInt16
+    var datagramPort: UInt16
     /// Its display name.
-    public var displayName: String
+    var displayName: String
     /// Its Bluetooth adapter's address and RFCOMM channel, when it listens on RFCOMM.
-    public var bluetooth: Endpoint?
+    var bluetooth: Endpoint?
     /// It admits only peers that hold the session's secret.
-    public var requiresSecret = false
+    var requiresSecret = false
 
     /// Creates a record.
-    public init(
+    init(
         protocolVersion: UInt32 = Wire.protocolVersion, peerID: PeerID, sessionName: String, datagramPort: UInt16,
         displayName: String, bluetooth: Endpoint? = nil
     ) {
@@ -37,7 +37,7 @@ public struct DiscoveryRecord: Hashable, Sendable {
     }
 
     /// The TXT record.
-    public var txt: [String: String] {
+    var txt: [String: String] {
         var txt = [
             "v": "\(protocolVersion)", "id": peerID.description, "s": sessionName, "u": "\(datagramPort)",
             "n": displayName,
@@ -51,7 +51,7 @@ public struct DiscoveryRecord: Hashable, Sendable {
     }
 
     /// Reads a TXT record; nil when a required key is missing or malformed.
-    public init?(txt: [String: String]) {
+    init?(txt: [String: String]) {
         guard let version = txt["v"].flatMap({ UInt32($0) }), let id = txt["id"].flatMap({ PeerID(hex: $0) }),
             let session = txt["s"]
         else { return nil }
@@ -68,7 +68,7 @@ public struct DiscoveryRecord: Hashable, Sendable {
     }
 
     /// Why a discovered service is not a peer to dial, or nil when it is.
-    public func reasonToIgnore(localPeer: PeerID, sessionName: String, hasSecret: Bool = false) -> String? {
+    func reasonToIgnore(localPeer: PeerID, sessionName: String, hasSecret: Bool = false) -> String? {
         if peerID == localPeer { return "our own advertisement" }
         if requiresSecret && !hasSecret { return "it requires the session's secret, and this peer has none" }
         if protocolVersion != Wire.protocolVersion {
@@ -82,7 +82,7 @@ public struct DiscoveryRecord: Hashable, Sendable {
 extension DiscoveredService {
     /// The endpoints to dial: every address it was resolved to (one per interface and protocol), IPv4 first, IPv6
     /// link-local ones with their interface.
-    public var endpoints: [Endpoint] {
+    var endpoints: [Endpoint] {
         var seen = Set<Endpoint>()
         return (addresses.filter { $0.family == .ipv4 } + addresses.filter { $0.family != .ipv4 })
             .map { Endpoint(host: $0.description, port: Int(port)) }

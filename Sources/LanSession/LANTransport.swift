@@ -7,10 +7,10 @@ public struct LANTransport: Transport {
     public static let name = "lan"
 
     /// How long a TCP connect may take.
-    public var connectTimeout: TimeAmount
+    public var connectTimeout: Duration
 
     /// Creates the transport.
-    public init(connectTimeout: TimeAmount = .seconds(2)) {
+    public init(connectTimeout: Duration = .seconds(2)) {
         self.connectTimeout = connectTimeout
     }
 
@@ -42,7 +42,7 @@ public struct LANTransport: Transport {
         ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.recvAllocator, value: Self.receiveBuffers)
-            .connectTimeout(connectTimeout)
+            .connectTimeout(connectTimeout.timeAmount)
             .channelInitializer(initializer)
             .connect(host: endpoint.host, port: endpoint.port)
     }

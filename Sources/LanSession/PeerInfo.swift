@@ -100,7 +100,11 @@ public struct SecurityStatistics: Hashable, Sendable {
 
 /// Something that happened in a session.
 public enum SessionEvent: Hashable, Sendable {
-    /// A peer changed state.
+    /// A peer's state for applications changed: one event per change, the reason included when it is not
+    /// connected. The simple view of ``peerState(_:)``, ``peerConnected(_:name:)``, ``peerLost(_:)`` and
+    /// ``peerLeft(_:reason:)``.
+    case peerChanged(PeerID, PeerConnectionState)
+    /// A peer changed state; the full snapshot.
     case peerState(PeerInfo)
     /// A link to a peer completed its handshake.
     case peerConnected(PeerID, name: String)
@@ -135,6 +139,8 @@ public enum SessionEvent: Hashable, Sendable {
     /// A resource transfer (a file) started, progressed (at most every 100 ms), finished, failed or was cancelled;
     /// on both sides.
     case transfer(TransferProgress)
+    /// A connection to an endpoint given to ``Session/connect(to:)`` failed; it is retried with a growing delay.
+    case connectFailed(Endpoint, reason: String)
     /// This subscriber fell behind: so many events were not kept for it (its buffer was full). Read the state
     /// afresh.
     case eventsMissed(Int)

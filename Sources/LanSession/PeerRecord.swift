@@ -21,6 +21,10 @@ final class PeerRecord {
     var everConnected = false
     /// The peer said bye: do not redial until it shows up again.
     var left = false
+    /// Why it is not connected, when that is more than its state says: a bye's reason, a refusal, a disconnect.
+    var notConnectedReason: PeerConnectionState.Reason?
+    /// The last connection state published for it.
+    var publishedConnection: PeerConnectionState?
     /// Round trips of datagram probes.
     var datagramRTT = RoundTripEstimator()
     var datagramAddress: SocketAddress?
@@ -50,6 +54,16 @@ final class PeerRecord {
     }
 
     var isConnected: Bool { state == .connected }
+
+    /// Its state for applications.
+    var connectionState: PeerConnectionState {
+        switch state {
+        case .connected: .connected
+        case .connecting: .connecting
+        case .discovered: .notConnected(notConnectedReason ?? .notYetConnected)
+        case .reconnecting, .lost: .notConnected(notConnectedReason ?? .lost)
+        }
+    }
 
     /// Takes part in the session: connected now, or connected before and expected back.
     var isMember: Bool { everConnected && !left && state != .discovered }

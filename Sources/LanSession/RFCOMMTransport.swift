@@ -32,14 +32,14 @@ public struct RFCOMMTransport: Transport {
     /// The channel it listens on.
     public let channel: Int
     /// How long a dial may take.
-    public var connectTimeout: TimeAmount
+    public var connectTimeout: Duration
 
     public var name: String { Self.name }
     public var carriesDatagrams: Bool { false }
 
     /// Creates the transport on `adapter` (a name such as "hci0"; nil: the first adapter), listening on `channel`.
     /// Fails with one clear sentence when the kernel has no Bluetooth or there is no such adapter.
-    public init(adapter: String? = nil, channel: Int, connectTimeout: TimeAmount = .seconds(5)) throws(SessionError) {
+    public init(adapter: String? = nil, channel: Int, connectTimeout: Duration = .seconds(5)) throws(SessionError) {
         guard Self.channels.contains(channel) else {
             throw SessionError(.invalidConfiguration, "RFCOMM channels are 1...30, not \(channel)")
         }
@@ -132,7 +132,7 @@ public struct RFCOMMTransport: Transport {
         }
         // The kernel completes the connect; the loop looks every 2 ms, then hands the socket to SwiftNIO.
         let promise = loop.makePromise(of: (any Channel).self)
-        let deadline = NIODeadline.now() + connectTimeout
+        let deadline = NIODeadline.now() + connectTimeout.timeAmount
         let poller = loop.scheduleRepeatedTask(initialDelay: .milliseconds(2), delay: .milliseconds(2)) { task in
             var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             let ready = poll(&entry, 1, 0)

@@ -126,3 +126,29 @@ extension Session {
         try await call { core throws(SessionError) in try core.cancelTransfer(id, reason: reason) }
     }
 }
+
+extension Session {
+    /// Where `peer` stands now.
+    public func connectionState(of peer: PeerID) async throws(SessionError) -> PeerConnectionState {
+        try await call { core throws(SessionError) in
+            guard let record = core.peers[peer] else { throw core.noSuchMember(peer) }
+            return record.connectionState
+        }
+    }
+
+    /// The states `peer` goes through from now on (``SessionEvent/peerChanged(_:_:)`` for that peer only), for one
+    /// reader, buffered as ``subscribe(bufferSize:)``.
+    public func connectionStates(
+        of peer: PeerID
+    ) -> AsyncCompactMapSequence<AsyncStream<SessionEvent>, PeerConnectionState> {
+        subscribe().compactMap { event in
+            if case .peerChanged(let id, let state) = event, id == peer { state } else { nil }
+        }
+    }
+
+    /// Disconnects `peer`: says bye on its links, stops redialling it and ends every stream and transfer with it
+    /// (`MCSession.disconnect()` for one peer). It comes back when it shows up anew or is connected to again.
+    public func disconnect(_ peer: PeerID) async throws(SessionError) {
+        try await call { core throws(SessionError) in try core.disconnect(peer) }
+    }
+}

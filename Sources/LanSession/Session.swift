@@ -205,22 +205,24 @@ public final class Session: Sendable {
     /// channel of a transport without datagrams is its link).
     public func ping(
         _ peer: PeerID, unreliable: Bool = false, payloadSize: Int = 0, transport: String? = nil
-    ) async throws(SessionError) -> TimeAmount {
+    ) async throws(SessionError) -> Duration {
         try await run { $0.ping(peer, unreliable: unreliable, payloadSize: payloadSize, transport: transport) }
+            .duration
     }
 
     /// Measures `count` round trips to `peer` back to back, as ``ping(_:unreliable:payloadSize:transport:)`` does one:
     /// each ping leaves as the previous pong arrives, on the session's event loop, so the figures hold no thread hop.
     public func measureRoundTrips(
         to peer: PeerID, count: Int, unreliable: Bool = false, payloadSize: Int = 0, transport: String? = nil
-    ) async throws(SessionError) -> [TimeAmount] {
+    ) async throws(SessionError) -> [Duration] {
         guard (1...1_000_000).contains(count) else {
             throw SessionError(.invalidArgument, "count must be 1...1000000")
         }
-        return try await run { core in
+        let samples = try await run { core in
             core.measureRoundTrips(
                 peer, count: count, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
         }
+        return samples.map(\.duration)
     }
 
     /// Invitations waiting for an answer (with ``InvitationPolicy/ask``).

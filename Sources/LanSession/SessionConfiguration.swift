@@ -9,7 +9,8 @@ public struct SessionConfiguration: Sendable {
     public var displayName: String
     /// The session to join; peers of other sessions are refused.
     public var sessionName: String
-    /// Address to listen on (TCP and UDP), e.g. "127.0.0.1" or "0.0.0.0".
+    /// Address to listen on (TCP and UDP): every interface ("0.0.0.0", the default, so that peers on the LAN reach
+    /// it), or one address, e.g. "127.0.0.1" for this machine only.
     public var host: String
     /// Port to listen on, TCP and UDP alike; 0 picks a free one.
     public var port: Int
@@ -20,15 +21,15 @@ public struct SessionConfiguration: Sendable {
     /// Context bytes sent with this peer's invitations, at most `Wire.maxInvitationContextLength`.
     public var invitationContext: [UInt8]
     /// How long this peer waits for an answer to its invitations, and how long it gives itself to decide.
-    public var invitationTimeout: TimeAmount
+    public var invitationTimeout: Duration
     /// A peer silent for this long is lost.
-    public var livenessTimeout: TimeAmount
+    public var livenessTimeout: Duration
     /// Quiet links send a heartbeat this often; an eighth of the liveness timeout by default.
-    public var heartbeatInterval: TimeAmount
+    public var heartbeatInterval: Duration
     /// Redialling a lost peer backs off from this delay...
-    public var reconnectInitialDelay: TimeAmount
+    public var reconnectInitialDelay: Duration
     /// ...up to this one.
-    public var reconnectMaximumDelay: TimeAmount
+    public var reconnectMaximumDelay: Duration
     /// Unacknowledged reliable messages kept per peer for resending after a reconnect.
     public var replayBufferMessages: Int
     /// Unacknowledged reliable bytes kept per peer.
@@ -37,31 +38,31 @@ public struct SessionConfiguration: Sendable {
     public var datagrams: Bool
     /// Give up on UDP to a peer, and send its unreliable messages on the reliable link, after this long without an
     /// answer to a datagram probe.
-    public var datagramProbeTimeout: TimeAmount
+    public var datagramProbeTimeout: Duration
     /// Counts to start from, e.g. this peer's own count restored from disk.
     public var initialCounts: [PeerID: UInt64] = [:]
     /// Where this peer's own count is made durable before an increment is sent; nil keeps it in memory only.
     public var localCountStore: (any LocalCountStore)?
     /// Anti-entropy: how often connected peers are sent the counts they may lack.
-    public var counterExchangeInterval: TimeAmount = .milliseconds(500)
+    public var counterExchangeInterval: Duration = .milliseconds(500)
     /// How often connected peers are told whom this peer is connected to, when that changed.
-    public var membersExchangeInterval: TimeAmount = .milliseconds(250)
+    public var membersExchangeInterval: Duration = .milliseconds(250)
     /// Transport names, most preferred first, for choosing a peer's active path; unlisted ones come after.
     public var transportPriority: [String] = [LANTransport.name]
     /// An active path silent for this long hands its traffic to a standby (the link itself is closed only after
     /// the liveness timeout); three heartbeat intervals by default.
-    public var failoverSilence: TimeAmount = .milliseconds(750)
+    public var failoverSilence: Duration = .milliseconds(750)
     /// A better path must have been up this long before it takes the traffic from a healthy one.
-    public var pathHysteresis: TimeAmount = .seconds(3)
+    public var pathHysteresis: Duration = .seconds(3)
     /// While a peer is connected, a path of it that is down is redialled at most this far apart.
-    public var standbyRedialMaximumDelay: TimeAmount = .seconds(10)
+    public var standbyRedialMaximumDelay: Duration = .seconds(10)
     /// The session's shared secret. With one, only peers that hold the same secret get past the handshake, and
     /// everything after it is encrypted and authenticated (see docs/wire-format.md, section 9). Without one, links
     /// are neither authenticated nor encrypted: anyone on the network can join, read and forge.
     public var secret: [UInt8]?
     /// A link must prove that it belongs within this long of opening: a hello, with a secret the proof, and for an
     /// accepted link the invitation.
-    public var proofTimeout: TimeAmount = .seconds(3)
+    public var proofTimeout: Duration = .seconds(3)
     /// Most accepted links that have not proved themselves yet, in all; more are closed at once.
     public var maxUnprovenLinks = 64
     /// Most accepted links that have not proved themselves yet from one address; more are closed at once.
@@ -78,13 +79,13 @@ public struct SessionConfiguration: Sendable {
 
     /// Creates a configuration with the defaults of the design: 8 peers, 2 s liveness, redials backing off from 100 ms to 2 s.
     public init(
-        peerID: PeerID = .random(), displayName: String, sessionName: String = "default", host: String = "127.0.0.1",
+        peerID: PeerID = .random(), displayName: String, sessionName: String = "default", host: String = "0.0.0.0",
         port: Int = 0, maxPeers: Int = 8, invitationPolicy: InvitationPolicy = .acceptAll,
-        invitationContext: [UInt8] = [], invitationTimeout: TimeAmount = .seconds(30),
-        livenessTimeout: TimeAmount = .seconds(2), heartbeatInterval: TimeAmount? = nil,
-        reconnectInitialDelay: TimeAmount = .milliseconds(100), reconnectMaximumDelay: TimeAmount = .seconds(2),
+        invitationContext: [UInt8] = [], invitationTimeout: Duration = .seconds(30),
+        livenessTimeout: Duration = .seconds(2), heartbeatInterval: Duration? = nil,
+        reconnectInitialDelay: Duration = .milliseconds(100), reconnectMaximumDelay: Duration = .seconds(2),
         replayBufferMessages: Int = 65_536, replayBufferBytes: Int = 4 << 20, datagrams: Bool = true,
-        datagramProbeTimeout: TimeAmount = .seconds(1)
+        datagramProbeTimeout: Duration = .seconds(1)
     ) {
         self.peerID = peerID
         self.displayName = displayName
@@ -96,8 +97,8 @@ public struct SessionConfiguration: Sendable {
         self.invitationContext = invitationContext
         self.invitationTimeout = invitationTimeout
         self.livenessTimeout = livenessTimeout
-        self.heartbeatInterval = heartbeatInterval ?? .nanoseconds(livenessTimeout.nanoseconds / 8)
-        self.failoverSilence = .nanoseconds(self.heartbeatInterval.nanoseconds * 3)
+        self.heartbeatInterval = heartbeatInterval ?? livenessTimeout / 8
+        self.failoverSilence = self.heartbeatInterval * 3
         self.reconnectInitialDelay = reconnectInitialDelay
         self.reconnectMaximumDelay = reconnectMaximumDelay
         self.replayBufferMessages = replayBufferMessages

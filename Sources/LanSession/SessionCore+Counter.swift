@@ -85,7 +85,7 @@ extension SessionCore {
 
     /// Anti-entropy: brings every connected peer up to date, at most once per exchange interval.
     func exchangeCounters(now: NIODeadline) {
-        guard now - lastCounterExchange >= configuration.counterExchangeInterval else { return }
+        guard now - lastCounterExchange >= configuration.counterExchangeInterval.timeAmount else { return }
         lastCounterExchange = now
         for peer in peers.values where peer.isConnected { exchangeCounter(with: peer) }
     }

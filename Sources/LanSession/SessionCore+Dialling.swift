@@ -102,9 +102,11 @@ extension SessionCore {
 
     func makeBackoff(connected: Bool) -> Backoff {
         Backoff(
-            initial: .nanoseconds(configuration.reconnectInitialDelay.nanoseconds),
+            initial: .nanoseconds(configuration.reconnectInitialDelay.timeAmount.nanoseconds),
             maximum: .nanoseconds(
-                (connected ? configuration.standbyRedialMaximumDelay : configuration.reconnectMaximumDelay).nanoseconds)
+                (connected
+                    ? configuration.standbyRedialMaximumDelay.timeAmount
+                    : configuration.reconnectMaximumDelay.timeAmount).nanoseconds)
         )
     }
 
@@ -153,6 +155,7 @@ extension SessionCore {
         .whenComplete { result in
             guard case .failure(let error) = result else { return }
             bound.value.logger.debug("dialling \(endpoint) failed: \(error)")
+            bound.value.events.yield(.connectFailed(endpoint, reason: "\(error)"))
             bound.value.staticDialEnded(endpoint, failed: true)
         }
     }

@@ -177,7 +177,8 @@ extension SessionCore {
             link.machine.admit(
                 invitation: Invitation(
                     context: configuration.invitationContext,
-                    timeoutMilliseconds: UInt32(clamping: configuration.invitationTimeout.nanoseconds / 1_000_000))),
+                    timeoutMilliseconds: UInt32(
+                        clamping: configuration.invitationTimeout.timeAmount.nanoseconds / 1_000_000))),
             on: link)
     }
 
@@ -213,7 +214,7 @@ extension SessionCore {
                 id: nextInvitationID, peerID: peer.id, displayName: peer.name, context: invitation.context)
             nextInvitationID += 1
             let bound = NIOLoopBound(self, eventLoop: loop)
-            let timeout = loop.scheduleTask(in: configuration.invitationTimeout) {
+            let timeout = loop.scheduleTask(in: configuration.invitationTimeout.timeAmount) {
                 _ = bound.value.answer(request.id, decision: .decline(.timedOut))
             }
             pendingInvitations[request.id] = PendingInvitation(link: link, request: request, timeout: timeout)
@@ -254,9 +255,12 @@ extension SessionCore {
         guard reason != .duplicateLink else { return }  // the peer keeps another link on this path
         logger.debug("\(link.hello?.displayName ?? link.remoteDescription) declined: \(reason)")
         events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
-        if let peer = peer(of: link), reason == .versionMismatch || reason == .wrongSession || reason == .rejected {
-            // A refusal that will not change by itself: stop redialling until the peer shows up anew.
-            peer.left = true
+        if let peer = peer(of: link) {
+            peer.notConnectedReason = .declined(reason)
+            if reason == .versionMismatch || reason == .wrongSession || reason == .rejected {
+                // A refusal that will not change by itself: stop redialling until the peer shows up anew.
+                peer.left = true
+            }
         }
         if let endpoint = link.endpoint, reason == .versionMismatch || reason == .wrongSession {
             staticEndpoints[endpoint] = nil
@@ -415,6 +419,7 @@ extension SessionCore {
         for other in Array(peer.links.values) where other !== link {
             perform(other.machine.drop("\(peer.name) left"), on: other)
         }
+        peer.notConnectedReason = .left(reason)
         events.yield(.peerLeft(peer.id, reason: reason))
         streamsEnded(with: peer, reason: "\(peer.name) left")
     }

@@ -37,7 +37,7 @@ extension SessionCore {
 
     /// Sends `members` to every connected peer whose last one is out of date, at most once per interval.
     func exchangeMembers(now: NIODeadline) {
-        guard now - lastMembersExchange >= configuration.membersExchangeInterval else { return }
+        guard now - lastMembersExchange >= configuration.membersExchangeInterval.timeAmount else { return }
         lastMembersExchange = now
         for peer in peers.values where peer.isConnected && membersSent[peer.id] != membersVersion {
             guard let link = peer.active ?? peer.handshakenLinks.first else { continue }
@@ -74,5 +74,22 @@ extension SessionCore {
             result.append(character)
         }
         return result
+    }
+}
+
+extension SessionCore {
+    /// Leaves `id`: says bye on each of its links, stops redialling it, ends the streams with it. It comes back when
+    /// it shows up anew (a new discovery record) or is connected to again.
+    func disconnect(_ id: PeerID) throws(SessionError) {
+        guard let peer = peers[id] else { throw noSuchMember(id) }
+        peer.left = true
+        peer.notConnectedReason = .disconnected
+        for dial in peer.dials.values { dial.scheduled?.cancel() }
+        peer.dials = [:]
+        for link in Array(peer.links.values) where link.isOpen {
+            perform(link.machine.leave(.leaving), on: link)
+        }
+        streamsEnded(with: peer, reason: "disconnected")
+        publishState(of: peer)
     }
 }

@@ -11,8 +11,9 @@ extension SessionCore {
             guard link.machine.isHandshaken else {
                 perform(
                     link.machine.tick(
-                        openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout,
-                        handshakeTimeout: configuration.invitationTimeout + configuration.livenessTimeout),
+                        openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout.timeAmount,
+                        handshakeTimeout: configuration.invitationTimeout.timeAmount
+                            + configuration.livenessTimeout.timeAmount),
                     on: link)
                 continue
             }
@@ -45,7 +46,7 @@ extension SessionCore {
         guard peer.datagramAddress != nil else { return }
         switch peer.route {
         case .probing:
-            if let started = peer.probeStarted, now - started > configuration.datagramProbeTimeout {
+            if let started = peer.probeStarted, now - started > configuration.datagramProbeTimeout.timeAmount {
                 logger.notice("datagrams do not get through to \(peer.name); using the reliable link instead")
                 peer.route = .fallback
                 publishState(of: peer)
@@ -53,16 +54,16 @@ extension SessionCore {
                 sendDatagram(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), to: peer)
             }
         case .udp:
-            if let last = peer.lastDatagramReceived, now - last > configuration.livenessTimeout {
+            if let last = peer.lastDatagramReceived, now - last > configuration.livenessTimeout.timeAmount {
                 logger.notice("datagrams stopped getting through to \(peer.name); using the reliable link instead")
                 peer.route = .fallback
                 publishState(of: peer)
-            } else if peer.lastProbeSent.map({ now - $0 >= configuration.heartbeatInterval }) ?? true {
+            } else if peer.lastProbeSent.map({ now - $0 >= configuration.heartbeatInterval.timeAmount }) ?? true {
                 sendDatagram(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), to: peer)
             }
         case .fallback:
             // Keep probing now and then: the route comes back when datagrams do.
-            if peer.lastProbeSent.map({ now - $0 >= configuration.livenessTimeout }) ?? true {
+            if peer.lastProbeSent.map({ now - $0 >= configuration.livenessTimeout.timeAmount }) ?? true {
                 sendDatagram(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), to: peer)
             }
         }

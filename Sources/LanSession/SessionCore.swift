@@ -109,8 +109,8 @@ final class SessionCore {
             try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
         }
         self.pathSelector = PathSelector(
-            priority: configuration.transportPriority, silence: configuration.failoverSilence,
-            hysteresis: configuration.pathHysteresis)
+            priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
+            hysteresis: configuration.pathHysteresis.timeAmount)
     }
 
     /// The replicated counter.
@@ -243,7 +243,8 @@ final class SessionCore {
         intendedPeer: PeerID?, security: LinkSecurity?
     ) -> Link {
         let liveness = Liveness(
-            heartbeatInterval: configuration.heartbeatInterval, timeout: configuration.livenessTimeout, now: .now())
+            heartbeatInterval: configuration.heartbeatInterval.timeAmount,
+            timeout: configuration.livenessTimeout.timeAmount, now: .now())
         let link = Link(
             channel: channel, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
             liveness: liveness, security: security)
@@ -412,6 +413,11 @@ final class SessionCore {
 
     func publishState(of peer: PeerRecord) {
         events.yield(.peerState(info(of: peer)))
+        if peer.state == .connected || peer.state == .connecting { peer.notConnectedReason = nil }
+        let connection = peer.connectionState
+        guard connection != peer.publishedConnection else { return }
+        peer.publishedConnection = connection
+        events.yield(.peerChanged(peer.id, connection))
     }
 
     func publishLink(_ link: Link, of peer: PeerRecord, closed: Bool = false) {

@@ -52,6 +52,10 @@ extension EventResult {
             default:
                 return "\(head), \(transfer.phase)"
             }
+        case "peerChanged":
+            return "peer \(peer): \(state ?? "?")"
+        case "connectFailed":
+            return "cannot connect to \(address ?? "?"): \(reason ?? "?") (retrying)"
         case "eventsMissed":
             return "missed \(count.map(String.init) ?? "?") events (this watcher fell behind)"
         default:

@@ -179,7 +179,10 @@ struct ControlDispatcher: Sendable {
         // is the path from socket to socket, not a hop between threads per round trip.
         let roundTrips = try await session.measureRoundTrips(
             to: peer.peerID, count: count, unreliable: unreliable, payloadSize: payload, transport: transport)
-        for roundTrip in roundTrips { histogram.record(UInt64(max(0, roundTrip.nanoseconds))) }
+        for roundTrip in roundTrips {
+            let (seconds, attoseconds) = roundTrip.components
+            histogram.record(UInt64(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)))
+        }
         func micros(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 100).rounded() / 10 }
         return Self.reply(
             BenchResult(
@@ -321,6 +324,14 @@ struct ControlDispatcher: Sendable {
             result.peerID = progress.peer.description
             result.name = progress.name
             result.transfer = Self.result(progress)
+        case .peerChanged(let id, let state):
+            result = EventResult(event: "peerChanged")
+            result.peerID = id.description
+            result.state = state.description
+        case .connectFailed(let endpoint, let reason):
+            result = EventResult(event: "connectFailed")
+            result.address = endpoint.description
+            result.reason = reason
         case .eventsMissed(let count):
             result = EventResult(event: "eventsMissed")
             result.count = UInt64(count)

@@ -1,5 +1,6 @@
-import LanSession
 import Testing
+
+@testable import LanSession
 
 @Suite("Backoff")
 struct BackoffTests {

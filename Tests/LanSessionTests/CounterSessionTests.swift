@@ -61,7 +61,8 @@ struct CounterSessionTests {
     @Test("a failed save sends nothing and counts nowhere; the next increment counts once")
     func failedSaveSendsNothing() async throws {
         let store = RecordingStore()
-        var configuration = SessionConfiguration(peerID: PeerID(1), displayName: "one", sessionName: "test")
+        var configuration = SessionConfiguration(
+            peerID: PeerID(1), displayName: "one", sessionName: "test", host: "127.0.0.1")
         configuration.localCountStore = store
         let one = try Session(configuration: configuration)
         let two = try makeSession(2)
@@ -89,7 +90,8 @@ struct CounterSessionTests {
     @Test("concurrent increments are saved in order, each before it is sent, and counted exactly")
     func concurrentIncrements() async throws {
         let store = RecordingStore()
-        var configuration = SessionConfiguration(peerID: PeerID(1), displayName: "one", sessionName: "test")
+        var configuration = SessionConfiguration(
+            peerID: PeerID(1), displayName: "one", sessionName: "test", host: "127.0.0.1")
         configuration.localCountStore = store
         let one = try Session(configuration: configuration)
         let two = try makeSession(2)

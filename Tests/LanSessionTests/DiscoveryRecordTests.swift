@@ -1,7 +1,8 @@
 import AvahiDiscovery
-import LanSession
 import Testing
 import WireCodec
+
+@testable import LanSession
 
 @Suite("DiscoveryRecord")
 struct DiscoveryRecordTests {

@@ -97,10 +97,12 @@ struct HostileInputTests {
     func overflowResynchronises() async throws {
         let a = try Session(
             configuration: SessionConfiguration(
-                peerID: PeerID(1), displayName: "a", sessionName: "test", reconnectInitialDelay: .milliseconds(300)))
+                peerID: PeerID(1), displayName: "a", sessionName: "test", host: "127.0.0.1",
+                reconnectInitialDelay: .milliseconds(300)))
         let b = try Session(
             configuration: SessionConfiguration(
-                peerID: PeerID(2), displayName: "b", sessionName: "test", reconnectInitialDelay: .milliseconds(300),
+                peerID: PeerID(2), displayName: "b", sessionName: "test", host: "127.0.0.1",
+                reconnectInitialDelay: .milliseconds(300),
                 replayBufferMessages: 16))
         let eventsA = EventRecorder(a)
         try await a.start()

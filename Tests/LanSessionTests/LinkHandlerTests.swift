@@ -16,7 +16,8 @@ struct LinkHandlerTests {
     func acceptedLink() throws -> (SessionCore, EmbeddedChannel) {
         let loop = EmbeddedEventLoop()
         let core = SessionCore(
-            configuration: SessionConfiguration(peerID: PeerID(1), displayName: "one", sessionName: "s"), loop: loop,
+            configuration: SessionConfiguration(
+                peerID: PeerID(1), displayName: "one", sessionName: "s", host: "127.0.0.1"), loop: loop,
             transports: [LANTransport()], logger: Logger(label: "test"), events: EventFanout())
         core.runState = .running
         let channel = EmbeddedChannel(loop: loop)

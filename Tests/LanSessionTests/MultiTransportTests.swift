@@ -41,7 +41,8 @@ struct AlternateTransport: Transport {
 @Suite("Several transports over loopback", .serialized)
 struct MultiTransportTests {
     func session(_ id: UInt64, alternatePort: Int = 0) throws -> Session {
-        var configuration = SessionConfiguration(peerID: PeerID(id), displayName: "peer-\(id)", sessionName: "test")
+        var configuration = SessionConfiguration(
+            peerID: PeerID(id), displayName: "peer-\(id)", sessionName: "test", host: "127.0.0.1")
         configuration.transportPriority = ["lan", "alt"]
         configuration.pathHysteresis = .milliseconds(500)
         return try Session(

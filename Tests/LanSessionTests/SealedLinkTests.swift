@@ -15,7 +15,8 @@ struct SealedLinkTests {
 
     func acceptedLink() throws -> (SessionCore, EmbeddedChannel) {
         let loop = EmbeddedEventLoop()
-        var configuration = SessionConfiguration(peerID: PeerID(1), displayName: "one", sessionName: "s")
+        var configuration = SessionConfiguration(
+            peerID: PeerID(1), displayName: "one", sessionName: "s", host: "127.0.0.1")
         configuration.secret = secretBytes
         let core = SessionCore(
             configuration: configuration, loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),

@@ -27,7 +27,8 @@ struct TransferBench {
             case "--json": json = true
             case "--megabytes":
                 guard let text = arguments.popFirst(), let value = Int(text), (1...4096).contains(value) else {
-                    FileHandle.standardError.write(Data("transfer-bench: --megabytes must be 1...4096; \(usage)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("transfer-bench: --megabytes must be 1...4096; \(usage)\n".utf8))
                     exit(2)
                 }
                 megabytes = value
@@ -100,7 +101,8 @@ struct TransferBench {
         } else {
             print("file of \(megabytes) MB (10^6 bytes) on 127.0.0.1; RTT: reliable ping, idle and during the transfer")
             print(
-                "ROW                       SECONDS     MB/s  vs RAW   IDLE RTT p50 us   BUSY RTT p50 us   p99 us    max us")
+                "ROW                       SECONDS     MB/s  vs RAW   IDLE RTT p50 us   BUSY RTT p50 us   p99 us    max us"
+            )
             for row in rows {
                 let ratio = row.megabytesPerSecond / rows[0].megabytesPerSecond
                 var line =
@@ -134,15 +136,14 @@ struct TransferBench {
         }
         var idle = Histogram<UInt64>(highestTrackableValue: 10_000_000_000, numberOfSignificantValueDigits: .three)
         for roundTrip in try await a.measureRoundTrips(to: b.peerID, count: 2000) {
-            idle.record(UInt64(roundTrip.nanoseconds))
+            idle.record(nanoseconds(roundTrip))
         }
         let done = Atomic<Bool>(false)
         let started = ContinuousClock.now
         async let pings: Histogram<UInt64> = {
             var busy = Histogram<UInt64>(highestTrackableValue: 10_000_000_000, numberOfSignificantValueDigits: .three)
             while !done.load(ordering: .relaxed) {
-                let roundTrip = try await a.ping(b.peerID)
-                busy.record(UInt64(roundTrip.nanoseconds))
+                busy.record(nanoseconds(try await a.ping(b.peerID)))
             }
             return busy
         }()
@@ -162,6 +163,11 @@ struct TransferBench {
             name: sealed ? "session-resource-sealed" : "session-resource", bytes: size, seconds: seconds,
             idleP50: Double(idle.valueAtPercentile(50)) / 1000, busyP50: Double(busy.valueAtPercentile(50)) / 1000,
             busyP99: Double(busy.valueAtPercentile(99)) / 1000, busyMax: Double(busy.max) / 1000)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 
     static func sha256(of path: String) throws -> String {

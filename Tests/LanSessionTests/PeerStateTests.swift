@@ -1,0 +1,78 @@
+import Foundation
+import LanSession
+import Testing
+import WireCodec
+
+/// One state per peer for applications, with the reason when it is not connected.
+@Suite("Peer states over loopback", .serialized)
+struct PeerStateTests {
+    func changes(_ events: [SessionEvent], of peer: PeerID) -> [PeerConnectionState] {
+        events.compactMap { if case .peerChanged(peer, let state) = $0 { state } else { nil } }
+    }
+
+    @Test("a peer goes connecting, connected, then not connected because it left, one event per change")
+    func leftWithReason() async throws {
+        let a = try makeSession(1)
+        let b = try makeSession(2)
+        let recorder = EventRecorder(a)
+        try await mesh([a, b])
+        #expect(await recorder.wait { changes($0, of: b.peerID).last == .connected })
+        #expect(try await a.connectionState(of: b.peerID) == .connected)
+        await b.stop()
+        #expect(await recorder.wait { changes($0, of: b.peerID).last == .notConnected(.left(.leaving)) })
+        let seen = changes(recorder.events, of: b.peerID)
+        #expect(seen.first == .connecting || seen.first == .connected)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 }, "no repeated state: \(seen)")
+        await a.stop()
+    }
+
+    @Test("disconnect leaves the peer on both sides, and it is not redialled")
+    func disconnect() async throws {
+        let a = try makeSession(1)
+        let b = try makeSession(2)
+        let states = a.connectionStates(of: b.peerID)
+        let seenByB = EventRecorder(b)
+        try await mesh([a, b])
+        var iterator = states.makeAsyncIterator()
+        while let state = await iterator.next(), state != .connected {}
+        try await a.disconnect(b.peerID)
+        #expect(await iterator.next() == .notConnected(.disconnected))
+        #expect(await seenByB.wait { changes($0, of: a.peerID).last == .notConnected(.left(.leaving)) })
+        try await Task.sleep(for: .milliseconds(500))  // three redial delays of the defaults
+        #expect(try await a.connectionState(of: b.peerID) == .notConnected(.disconnected))
+        #expect(try await b.connectedPeers().isEmpty)
+        await stopAll([a, b])
+    }
+
+    @Test("an endpoint that refuses connections is reported, and retried")
+    func connectFailed() async throws {
+        let a = try makeSession(1)
+        let b = try makeSession(2)
+        try await b.start()
+        let unused = await b.endpoint
+        await b.stop()  // nothing listens there now
+        let recorder = EventRecorder(a)
+        try await a.start()
+        try await a.connect(to: unused)
+        let reported = await recorder.wait {
+            $0.filter { if case .connectFailed(unused, _) = $0 { true } else { false } }.count >= 2
+        }
+        #expect(reported, "two failed attempts reported: \(recorder.events)")
+        await a.stop()
+    }
+}
+
+@Suite("Persistent peer ids")
+struct PersistentPeerIDTests {
+    @Test("the same directory gives the same peer id; a garbled file is refused, not replaced")
+    func persistent() throws {
+        let directory =
+            FileManager.default.temporaryDirectory.path + "/peer-id-test-\(UInt64.random(in: 1...UInt64.max))"
+        defer { _ = try? FileManager.default.removeItem(atPath: directory) }
+        let first = try PeerID.persistent(in: directory)
+        #expect(try PeerID.persistent(in: directory) == first)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: directory + "/peer-id"))
+        #expect(throws: SessionError.self) { try PeerID.persistent(in: directory) }
+        #expect(try String(contentsOfFile: directory + "/peer-id", encoding: .utf8) == "garbage")
+    }
+}
