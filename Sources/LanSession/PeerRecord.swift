@@ -25,6 +25,16 @@ final class PeerRecord {
     var notConnectedReason: PeerConnectionState.Reason?
     /// The last connection state published for it.
     var publishedConnection: PeerConnectionState?
+    /// The application's invitation of it (``Session/invite(_:context:timeout:)``), while unanswered.
+    var invite: PendingInvite?
+
+    /// An invitation the application sent, and who waits for its answer.
+    struct PendingInvite {
+        var context: [UInt8]
+        var timeout: Duration
+        var waiting: [EventLoopPromise<Void>]
+        var deadline: Scheduled<Void>
+    }
     /// Round trips of datagram probes.
     var datagramRTT = RoundTripEstimator()
     var datagramAddress: SocketAddress?

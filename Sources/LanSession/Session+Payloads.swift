@@ -152,3 +152,17 @@ extension Session {
         try await call { core throws(SessionError) in try core.disconnect(peer) }
     }
 }
+
+extension Session {
+    /// Invites `peer` into the session with `context` for its decision (`MCNearbyServiceBrowser.invitePeer`), and
+    /// returns once it accepted. For sessions that choose whom to invite
+    /// (``SessionConfiguration/invitesDiscoveredPeers`` false); with automatic invitations it dials at once.
+    ///
+    /// - Throws: ``SessionError/Code/declined`` with the peer's reason, ``SessionError/Code/timedOut`` when it
+    ///   did not accept within `timeout`, ``SessionError/Code/noSuchPeer`` for a peer not discovered yet.
+    public func invite(
+        _ peer: PeerID, context: [UInt8] = [], timeout: Duration = .seconds(30)
+    ) async throws(SessionError) {
+        try await run { $0.invite(peer, context: context, timeout: timeout) }
+    }
+}

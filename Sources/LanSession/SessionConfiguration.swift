@@ -71,6 +71,10 @@ public struct SessionConfiguration: Sendable {
     /// The directory where resources (files) sent by peers land, verified and moved in atomically; partial files of
     /// interrupted transfers wait there (hidden, `.partial-*`) to be resumed. Nil: resources are declined.
     public var inbox: String?
+    /// Whether peers found by discovery (or named by members) are invited at once. False: only those the application
+    /// invites with ``Session/invite(_:context:timeout:)``, those given to ``Session/connect(to:)`` and former members
+    /// are dialled; peers that dial this one are still answered by the ``invitationPolicy``.
+    public var invitesDiscoveredPeers = true
     /// Whether byte streams opened by peers are taken (as ``SessionEvent/streamOpened(_:)``) or declined.
     public var acceptsByteStreams = true
 

@@ -72,7 +72,7 @@ extension SessionCore {
 
     /// Dials every endpoint of `peer` whose path has no link, now or after its backoff.
     func reconcileDials(for peer: PeerRecord) {
-        guard runState == .running, !peer.left else { return }
+        guard runState == .running, !peer.left, mayDial(peer) else { return }
         let covered = Set(peer.links.values.filter(\.isOpen).map(\.path))
         for endpoint in endpoints(of: peer) where !covered.contains(path(of: endpoint)) {
             guard transport(named: endpoint.transport) != nil else { continue }
@@ -97,6 +97,69 @@ extension SessionCore {
                 }
                 peer.dials[endpoint] = state
             }
+        }
+    }
+
+    /// Whether this side dials `peer`: always with automatic invitations; otherwise a member, a peer the application
+    /// invites, or one it gave an address of.
+    func mayDial(_ peer: PeerRecord) -> Bool {
+        configuration.invitesDiscoveredPeers || peer.everConnected || peer.invite != nil
+            || staticEndpoints.values.contains(peer.id)
+    }
+
+    /// The application invites `id`: dial it with `context`; succeeds once it accepted, fails when it declines or
+    /// does not answer within `timeout`.
+    func invite(_ id: PeerID, context: [UInt8], timeout: Duration) -> EventLoopFuture<Void> {
+        guard context.count <= Wire.maxInvitationContextLength else {
+            return loop.makeFailedFuture(
+                SessionError(
+                    .invalidArgument, "an invitation's context is at most \(Wire.maxInvitationContextLength) bytes"))
+        }
+        guard timeout > .zero else {
+            return loop.makeFailedFuture(SessionError(.invalidArgument, "an invitation's timeout must be positive"))
+        }
+        guard let peer = peers[id], id != localPeer else {
+            let known = peers.values.map { "\($0.name.isEmpty ? "?" : $0.name) (\($0.id))" }.sorted()
+            return loop.makeFailedFuture(
+                SessionError(
+                    .noSuchPeer,
+                    "\(id) is not known (discover it, or connect to its address); known: "
+                        + (known.isEmpty ? "none" : known.joined(separator: ", "))))
+        }
+        if peer.isConnected { return loop.makeSucceededVoidFuture() }
+        let promise = loop.makePromise(of: Void.self)
+        if var pending = peer.invite {
+            pending.waiting.append(promise)
+            peer.invite = pending
+        } else {
+            let bound = NIOLoopBound(self, eventLoop: loop)
+            let name = peer.name.isEmpty ? "\(id)" : peer.name
+            let deadline = loop.scheduleTask(in: timeout.timeAmount) {
+                guard let peer = bound.value.peers[id] else { return }
+                bound.value.endInvite(of: peer, SessionError(.timedOut, "\(name) did not accept within \(timeout)"))
+            }
+            peer.invite = PeerRecord.PendingInvite(
+                context: context, timeout: timeout, waiting: [promise], deadline: deadline)
+        }
+        peer.left = false
+        peer.notConnectedReason = nil
+        reconcileDials(for: peer)
+        return promise.futureResult
+    }
+
+    /// The application's invitation of `peer` is answered: accepted (`error` nil), declined, or timed out.
+    func endInvite(of peer: PeerRecord, _ error: SessionError?) {
+        guard let pending = peer.invite else { return }
+        peer.invite = nil
+        pending.deadline.cancel()
+        for promise in pending.waiting {
+            if let error { promise.fail(error) } else { promise.succeed() }
+        }
+        guard error != nil, !mayDial(peer) else { return }
+        for dial in peer.dials.values { dial.scheduled?.cancel() }
+        peer.dials = [:]
+        for link in Array(peer.links.values) where link.isOpen && !link.machine.isHandshaken {
+            perform(link.machine.drop("the invitation ended"), on: link)
         }
     }
 

@@ -176,9 +176,9 @@ extension SessionCore {
         perform(
             link.machine.admit(
                 invitation: Invitation(
-                    context: configuration.invitationContext,
+                    context: peer.invite?.context ?? configuration.invitationContext,
                     timeoutMilliseconds: UInt32(
-                        clamping: configuration.invitationTimeout.timeAmount.nanoseconds / 1_000_000))),
+                        clamping: (peer.invite?.timeout ?? configuration.invitationTimeout).nanoseconds / 1_000_000))),
             on: link)
     }
 
@@ -214,7 +214,11 @@ extension SessionCore {
                 id: nextInvitationID, peerID: peer.id, displayName: peer.name, context: invitation.context)
             nextInvitationID += 1
             let bound = NIOLoopBound(self, eventLoop: loop)
-            let timeout = loop.scheduleTask(in: configuration.invitationTimeout.timeAmount) {
+            // The inviter's timeout when it is the shorter: it stops waiting then, and nothing stale stays listed.
+            let wait = min(
+                configuration.invitationTimeout.timeAmount,
+                .milliseconds(Int64(max(1, invitation.timeoutMilliseconds))))
+            let timeout = loop.scheduleTask(in: wait) {
                 _ = bound.value.answer(request.id, decision: .decline(.timedOut))
             }
             pendingInvitations[request.id] = PendingInvitation(link: link, request: request, timeout: timeout)
@@ -257,6 +261,9 @@ extension SessionCore {
         events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
         if let peer = peer(of: link) {
             peer.notConnectedReason = .declined(reason)
+            endInvite(
+                of: peer, SessionError(.declined, "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) declined: \(reason)")
+            )
             if reason == .versionMismatch || reason == .wrongSession || reason == .rejected {
                 // A refusal that will not change by itself: stop redialling until the peer shows up anew.
                 peer.left = true
@@ -360,6 +367,7 @@ extension SessionCore {
         }
         peer.state = .connected
         peer.everConnected = true
+        endInvite(of: peer, nil)
         peer.left = false
         logger.debug(
             "connected to \(peer.name)", metadata: ["peer": "\(peer.id)", "link": "\(link.remoteDescription)"])
