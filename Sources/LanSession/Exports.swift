@@ -2,3 +2,6 @@
 @_exported import struct WireCodec.ByeReason
 @_exported import struct WireCodec.DeclineReason
 @_exported import struct WireCodec.PeerID
+// Discovery's connection to avahi-daemon, which `SessionDiscovery` runs on.
+@_exported import class AvahiDiscovery.AvahiConnection
+@_exported import struct AvahiDiscovery.AvahiError

@@ -22,7 +22,7 @@ public final class SessionDiscovery: Sendable {
     /// within `registrationTimeout` is withdrawn and made again.
     public init(
         session: Session, serviceType: String = ServiceDescription.defaultType,
-        registrationTimeout: Duration = .seconds(5), logger: Logger
+        registrationTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "lansession.discovery")
     ) {
         self.session = session
         self.serviceType = serviceType
