@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SessionControl
 
 /// The command-line client of the local `sessiond`: one subcommand per request of the control protocol.
 @main
@@ -11,6 +12,7 @@ struct SessionClient: ParsableCommand {
             Text for people by default; with --json, the daemon's result as one JSON document (streams: one JSON \
             object per line). Exit status: 0 done, 1 the daemon is unreachable or refused, 2 bad arguments.
             """,
+        version: LanSessionVersion.current,
         subcommands: [
             Status.self, Peers.self, Increment.self, Counter.self, Watch.self, Bubble.self, Bubbles.self,
             Invitations.self, Accept.self, Decline.self, Bench.self,

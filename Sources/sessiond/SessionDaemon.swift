@@ -18,7 +18,8 @@ struct SessionDaemon: AsyncParsableCommand {
             Advertises and browses with DNS-SD through avahi-daemon (or only dials --peer addresses with \
             --no-discovery), keeps a reliable (TCP) and an unreliable (UDP) channel to every peer, and stops \
             gracefully on SIGTERM or SIGINT.
-            """
+            """,
+        version: LanSessionVersion.current
     )
 
     @Option(help: "Display name of this peer (default: the host name).") var name: String?
