@@ -8,14 +8,16 @@ struct Increment: RequestCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: [.customShort("n"), .customLong("count")], help: "How many increments (at least 1).")
-    var count = 1
+    @Option(
+        name: [.customShort("n"), .customLong("count")], parsing: .unconditional,
+        help: "How many increments (\(Limits.count.lowerBound)...\(Limits.count.upperBound)).")
+    var count = CommandLineNumber(1)
 
     func validate() throws {
-        guard count >= 1 else { throw ValidationError("-n must be at least 1 (got \(count))") }
+        try count.validated("--count", in: Limits.count)
     }
 
-    func request() -> ControlRequest { ControlRequest(command: "increment", count: count) }
+    func request() -> ControlRequest { ControlRequest(command: "increment", count: count.value(or: 1)) }
 
     func printText(_ result: IncrementResult, daemon: Daemon) throws(ClientError) {
         Output.line(Output.times(result.local))

@@ -11,21 +11,23 @@ struct Watch: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "Stop after this many events.")
-    var count: Int?
+    @Option(parsing: .unconditional, help: "Stop after this many events (1...\(Limits.events.upperBound)).")
+    var count: CommandLineNumber<Int>?
 
-    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
-    var timeout: Double?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Stop after this many seconds (0.001...\(Int(Limits.seconds.upperBound))).", valueName: "seconds"))
+    var timeout: CommandLineNumber<Double>?
 
     func validate() throws {
-        if let count, count < 1 { throw ValidationError("--count must be at least 1 (got \(count))") }
-        if let timeout, !(timeout.isFinite && timeout > 0) {
-            throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))")
-        }
+        try count?.validated("--count", in: Limits.events)
+        try timeout?.validated("--timeout", in: Limits.seconds, unit: "seconds")
     }
 
     func run() throws {
-        let deadline = timeout.map { Monotonic.seconds() + $0 }
+        let count = count?.value(or: 1)
+        let deadline = timeout.map { Monotonic.seconds() + $0.value(or: 1) }
         let daemon = try global.connect()
         try daemon.send(ControlRequest(command: "watch"))
         guard let acknowledgement = try daemon.readLine(deadline: deadline) else { return }
