@@ -45,6 +45,18 @@ struct Bench: RequestCommand {
             size: size.value(or: 3))
     }
 
+    /// A peer that is not connected fails here, with the ones that are, rather than with the daemon's bare refusal.
+    func prepare(_ daemon: Daemon) throws(ClientError) {
+        let peers = try daemon.call(ControlRequest(command: "peers")).decode([PeerResult].self)
+        let connected = peers.filter { $0.state == "connected" }.sorted { ($0.name, $0.peerID) < ($1.name, $1.peerID) }
+        guard !connected.contains(where: { $0.peerID == peer.lowercased() || $0.name == peer }) else { return }
+        let known = connected.map { "\($0.name) (\($0.peerID))" }
+        throw ClientError(
+            .refused,
+            "no connected peer \"\(peer)\"; "
+                + (known.isEmpty ? "none connected" : "connected: " + known.joined(separator: ", ")))
+    }
+
     func printText(_ result: BenchResult, daemon: Daemon) throws(ClientError) {
         let micros = [result.p50_us, result.p90_us, result.p99_us, result.max_us, result.mean_us]
         Output.lines(
