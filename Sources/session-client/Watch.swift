@@ -6,7 +6,10 @@ import SessionControl
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Prints the daemon's events as they happen, one per line.",
-        discussion: "Runs until interrupted, or until --count events or --timeout seconds; both end with status 0."
+        discussion: """
+            Runs until interrupted, or until --count events or --timeout seconds; both end with status 0. With --json, \
+            each event carries "time": when it arrived, in UTC with milliseconds (2026-11-23T22:40:01.123Z).
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -32,13 +35,14 @@ struct Watch: ParsableCommand {
         try daemon.send(ControlRequest(command: "watch"))
         guard let acknowledgement = try daemon.readLine(deadline: deadline) else { return }
         _ = try daemon.reply(from: acknowledgement)
+        let clock = EventClock()
         var seen = 0
         while count.map({ seen < $0 }) ?? true {
             guard let line = try daemon.readLine(deadline: deadline) else { return }
             let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if text.isEmpty { continue }
             if global.json {
-                Output.line(text)
+                Output.line(Self.stamped(text, time: clock.now()))
             } else if let event = try? JSONDecoder().decode(EventResult.self, from: line) {
                 Output.line(event.text)
             } else {
@@ -47,4 +51,25 @@ struct Watch: ParsableCommand {
             seen += 1
         }
     }
+
+    /// The event object `text` with a `time` member first; other lines as they are.
+    static func stamped(_ text: String, time: String) -> String {
+        guard text.hasPrefix("{") else { return text }
+        let rest = text.dropFirst().drop(while: \.isWhitespace)
+        let member = "\"time\":\"\(time)\""
+        return rest.hasPrefix("}") ? "{\(member)}" : "{\(member),\(rest)"
+    }
+}
+
+/// Now in ISO 8601, UTC, with milliseconds: "2026-11-23T22:40:01.123Z".
+final class EventClock {
+    private let formatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter
+    }()
+
+    /// The current time.
+    func now() -> String { formatter.string(from: Date()) }
 }
