@@ -19,7 +19,11 @@ struct Increment: RequestCommand {
 
     func request() -> ControlRequest { ControlRequest(command: "increment", count: count.value(or: 1)) }
 
+    /// What was added, this peer's count and the total: "added 3: this peer 12, total 40".
     func printText(_ result: IncrementResult, daemon: Daemon) throws(ClientError) {
-        Output.line(Output.times(result.local))
+        // The total comes from a second request; without it the line still says what was added.
+        let total = try? daemon.call(ControlRequest(command: "counter")).decode(CounterResult.self).total
+        Output.line(
+            "added \(count.value(or: 1)): this peer \(result.local)" + (total.map { ", total \($0)" } ?? ""))
     }
 }
