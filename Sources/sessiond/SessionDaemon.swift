@@ -136,6 +136,8 @@ struct SessionDaemon: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let uid = getuid()
         let controlPath = control ?? ControlSocket.defaultPath(environment: environment, uid: uid)
+        // Before anything is joined, bound or advertised: a second daemon on the same socket stops here.
+        try ControlServer.checkUnused(path: controlPath)
         let store = StateStore(
             directory: URL(fileURLWithPath: stateDir ?? Self.defaultStateDirectory(environment, uid)))
         let secret = try secretFile.map { path throws(DaemonError) in try SecretFile.load(path) }
