@@ -138,8 +138,9 @@ struct SessionDaemon: AsyncParsableCommand {
         let controlPath = control ?? ControlSocket.defaultPath(environment: environment, uid: uid)
         // Before anything is joined, bound or advertised: a second daemon on the same socket stops here.
         try ControlServer.checkUnused(path: controlPath)
-        let store = StateStore(
-            directory: URL(fileURLWithPath: stateDir ?? Self.defaultStateDirectory(environment, uid)))
+        let stateDirectory = stateDir ?? Self.defaultStateDirectory(environment, uid)
+        try StateStore.checkDirectory(stateDirectory, option: stateDir == nil ? nil : "--state-dir")
+        let store = StateStore(directory: URL(fileURLWithPath: stateDirectory))
         let secret = try secretFile.map { path throws(DaemonError) in try SecretFile.load(path) }
         let identity = try store.load()
         let peerID = identity.peerID
