@@ -8,11 +8,17 @@ struct Accept: RequestCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The invitation's number.")
-    var id: UInt64
+    var id: CommandLineNumber<UInt64>
 
-    func request() -> ControlRequest { ControlRequest(command: "accept", id: id) }
+    func validate() throws { try Invitations.validate(id) }
+
+    func prepare(_ daemon: Daemon) throws(ClientError) { try Invitations.checkPending(id, daemon: daemon) }
+
+    func request() -> ControlRequest { ControlRequest(command: "accept", id: id.value(or: 0)) }
 
     func printText(_ result: AnswerResult, daemon: Daemon) throws(ClientError) {
-        Output.line(result.answered ? "accepted invitation \(id)" : "invitation \(id) was no longer waiting")
+        Output.line(
+            result.answered
+                ? "accepted invitation \(id.value(or: 0))" : "invitation \(id.value(or: 0)) was no longer waiting")
     }
 }

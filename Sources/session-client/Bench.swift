@@ -24,22 +24,37 @@ struct Bench: RequestCommand {
     @Option(help: "The channel: reliable or unreliable.")
     var channel = Channel.reliable
 
-    @Option(help: "How many round trips (at least 1).")
-    var count = 1000
+    @Option(parsing: .unconditional, help: "How many round trips (1...\(Limits.count.upperBound)).")
+    var count = CommandLineNumber(1000)
 
-    @Option(help: "The size of each frame in bytes.")
-    var size = 3
+    @Option(
+        parsing: .unconditional,
+        help: "The size of each frame in bytes (0...\(Limits.frameSize.upperBound); capped at the largest ping frame).")
+    var size = CommandLineNumber(3)
 
     func validate() throws {
         guard !peer.isEmpty else { throw ValidationError("--peer needs a peer id or name") }
         guard !transport.isEmpty else { throw ValidationError("--transport needs a name") }
-        guard count >= 1 else { throw ValidationError("--count must be at least 1 (got \(count))") }
-        guard size >= 0 else { throw ValidationError("--size must not be negative (got \(size))") }
+        try count.validated("--count", in: Limits.count)
+        try size.validated("--size", in: Limits.frameSize, unit: "bytes")
     }
 
     func request() -> ControlRequest {
         ControlRequest(
-            command: "bench", count: count, peer: peer, transport: transport, channel: channel.rawValue, size: size)
+            command: "bench", count: count.value(or: 1000), peer: peer, transport: transport, channel: channel.rawValue,
+            size: size.value(or: 3))
+    }
+
+    /// A peer that is not connected fails here, with the ones that are, rather than with the daemon's bare refusal.
+    func prepare(_ daemon: Daemon) throws(ClientError) {
+        let peers = try daemon.call(ControlRequest(command: "peers")).decode([PeerResult].self)
+        let connected = peers.filter { $0.state == "connected" }.sorted { ($0.name, $0.peerID) < ($1.name, $1.peerID) }
+        guard !connected.contains(where: { $0.peerID == peer.lowercased() || $0.name == peer }) else { return }
+        let known = connected.map { "\($0.name) (\($0.peerID))" }
+        throw ClientError(
+            .refused,
+            "no connected peer \"\(peer)\"; "
+                + (known.isEmpty ? "none connected" : "connected: " + known.joined(separator: ", ")))
     }
 
     func printText(_ result: BenchResult, daemon: Daemon) throws(ClientError) {

@@ -42,14 +42,15 @@ struct Bubble: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The bubble's number.")
-        var id: Int
+        @Argument(help: "The bubble's number (0...2).")
+        var id: CommandLineNumber<Int>
 
         func validate() throws { try Bubble.validate(id: id) }
 
-        func request() -> ControlRequest { ControlRequest(command: "pickup", view: id) }
+        func request() -> ControlRequest { ControlRequest(command: "pickup", view: id.value(or: 0)) }
 
         func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {
+            let id = id.value(or: 0)
             Output.line(result.done ? "asked for bubble \(id)" : "bubble \(id): not done")
         }
     }
@@ -60,23 +61,26 @@ struct Bubble: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The bubble's number.")
-        var id: Int
+        @Argument(help: "The bubble's number (0...2).")
+        var id: CommandLineNumber<Int>
 
         @Argument(help: "The new x.")
-        var x: Double
+        var x: CommandLineNumber<Double>
 
         @Argument(help: "The new y.")
-        var y: Double
+        var y: CommandLineNumber<Double>
 
         func validate() throws {
             try Bubble.validate(id: id)
             try Bubble.validate(x: x, y: y)
         }
 
-        func request() -> ControlRequest { ControlRequest(command: "move", view: id, x: x, y: y) }
+        func request() -> ControlRequest {
+            ControlRequest(command: "move", view: id.value(or: 0), x: x.value(or: 0), y: y.value(or: 0))
+        }
 
         func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {
+            let (id, x, y) = (id.value(or: 0), x.value(or: 0), y.value(or: 0))
             let position = "(\(Output.coordinate(x)), \(Output.coordinate(y)))"
             Output.line(result.done ? "bubble \(id) moved to \(position)" : "bubble \(id): not done")
         }
@@ -89,14 +93,14 @@ struct Bubble: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The bubble's number.")
-        var id: Int
+        @Argument(help: "The bubble's number (0...2).")
+        var id: CommandLineNumber<Int>
 
         @Argument(help: "Where to drop it: x (with y).")
-        var x: Double?
+        var x: CommandLineNumber<Double>?
 
         @Argument(help: "Where to drop it: y.")
-        var y: Double?
+        var y: CommandLineNumber<Double>?
 
         func validate() throws {
             try Bubble.validate(id: id)
@@ -106,9 +110,12 @@ struct Bubble: ParsableCommand {
             }
         }
 
-        func request() -> ControlRequest { ControlRequest(command: "drop", view: id, x: x, y: y) }
+        func request() -> ControlRequest {
+            ControlRequest(command: "drop", view: id.value(or: 0), x: x?.value(or: 0), y: y?.value(or: 0))
+        }
 
         func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {
+            let (id, x, y) = (id.value(or: 0), x?.value(or: 0), y?.value(or: 0))
             guard result.done else {
                 Output.line("bubble \(id): not done")
                 return
@@ -121,15 +128,17 @@ struct Bubble: ParsableCommand {
         }
     }
 
-    /// A bubble number is never negative.
-    static func validate(id: Int) throws {
-        guard id >= 0 else { throw ValidationError("bubble ID must not be negative (got \(id))") }
+    /// The bubbles' numbers.
+    static let ids = 0...2
+
+    /// A bubble's number: 0, 1 or 2.
+    static func validate(id: CommandLineNumber<Int>) throws {
+        try id.validated("bubble ID", in: ids)
     }
 
-    /// Coordinates must be finite numbers.
-    static func validate(x: Double, y: Double) throws {
-        guard x.isFinite, y.isFinite else {
-            throw ValidationError("X and Y must be finite numbers (got \(x), \(y))")
-        }
+    /// Coordinates: finite numbers, within reach of the field.
+    static func validate(x: CommandLineNumber<Double>, y: CommandLineNumber<Double>) throws {
+        try x.validated("X", in: Limits.coordinate)
+        try y.validated("Y", in: Limits.coordinate)
     }
 }

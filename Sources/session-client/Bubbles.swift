@@ -18,11 +18,13 @@ struct Bubbles: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "How far an arrow key moves a bubble, in coordinate units.")
-    var step = 10.0
+    @Option(
+        parsing: .unconditional,
+        help: "How far an arrow key moves a bubble, in coordinate units (0.1...\(Int(Limits.step.upperBound))).")
+    var step = CommandLineNumber(10.0)
 
     func validate() throws {
-        guard step.isFinite, step > 0 else { throw ValidationError("--step must be a positive number (got \(step))") }
+        try step.validated("--step", in: Limits.step)
     }
 
     func run() throws {
@@ -45,7 +47,7 @@ struct Bubbles: ParsableCommand {
 
         let terminal = try RawTerminal()
         var view = LiveView(
-            requests: requests, board: board, wake: wake, step: step,
+            requests: requests, board: board, wake: wake, step: step.value(or: 10),
             screen: BubbleScreen(me: status.peerID, name: status.name, selected: 0))
         let outcome = Result { () throws(ClientError) in try view.run() }
         terminal.restore()

@@ -8,14 +8,20 @@ struct Decline: RequestCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The invitation's number.")
-    var id: UInt64
+    var id: CommandLineNumber<UInt64>
+
+    func validate() throws { try Invitations.validate(id) }
+
+    func prepare(_ daemon: Daemon) throws(ClientError) { try Invitations.checkPending(id, daemon: daemon) }
 
     @Option(help: "Why, in words, for the inviting peer.")
     var reason: String?
 
-    func request() -> ControlRequest { ControlRequest(command: "decline", id: id, reason: reason) }
+    func request() -> ControlRequest { ControlRequest(command: "decline", id: id.value(or: 0), reason: reason) }
 
     func printText(_ result: AnswerResult, daemon: Daemon) throws(ClientError) {
-        Output.line(result.answered ? "declined invitation \(id)" : "invitation \(id) was no longer waiting")
+        Output.line(
+            result.answered
+                ? "declined invitation \(id.value(or: 0))" : "invitation \(id.value(or: 0)) was no longer waiting")
     }
 }

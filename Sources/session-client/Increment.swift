@@ -8,16 +8,22 @@ struct Increment: RequestCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: [.customShort("n"), .customLong("count")], help: "How many increments (at least 1).")
-    var count = 1
+    @Option(
+        name: [.customShort("n"), .customLong("count")], parsing: .unconditional,
+        help: "How many increments (\(Limits.count.lowerBound)...\(Limits.count.upperBound)).")
+    var count = CommandLineNumber(1)
 
     func validate() throws {
-        guard count >= 1 else { throw ValidationError("-n must be at least 1 (got \(count))") }
+        try count.validated("--count", in: Limits.count)
     }
 
-    func request() -> ControlRequest { ControlRequest(command: "increment", count: count) }
+    func request() -> ControlRequest { ControlRequest(command: "increment", count: count.value(or: 1)) }
 
+    /// What was added, this peer's count and the total: "added 3: this peer 12, total 40".
     func printText(_ result: IncrementResult, daemon: Daemon) throws(ClientError) {
-        Output.line(Output.times(result.local))
+        // The total comes from a second request; without it the line still says what was added.
+        let total = try? daemon.call(ControlRequest(command: "counter")).decode(CounterResult.self).total
+        Output.line(
+            "added \(count.value(or: 1)): this peer \(result.local)" + (total.map { ", total \($0)" } ?? ""))
     }
 }

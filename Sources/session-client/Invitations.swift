@@ -24,6 +24,24 @@ struct Invitations: RequestCommand {
         Output.lines(table.render())
     }
 
+    /// An invitation number: a whole number, not negative.
+    static func validate(_ id: CommandLineNumber<UInt64>) throws {
+        guard id.parsed != nil else {
+            throw ValidationError("ID must be an invitation's number, 0 or more (got \(id.text.debugDescription))")
+        }
+    }
+
+    /// Throws, listing the invitations waiting, when `id` is not one of them.
+    static func checkPending(_ id: CommandLineNumber<UInt64>, daemon: Daemon) throws(ClientError) {
+        let pending = try daemon.call(ControlRequest(command: "invitations")).decode([InvitationResult].self)
+        let ids = pending.map(\.id).sorted()
+        guard let number = id.parsed, !ids.contains(number) else { return }
+        throw ClientError(
+            .refused,
+            "no invitation \(number); "
+                + (ids.isEmpty ? "none pending" : "pending: " + ids.map(String.init).joined(separator: ", ")))
+    }
+
     /// An invitation's context for people: quoted text when it is printable UTF-8, its size and base64 otherwise.
     static func context(_ base64: String) -> String {
         guard let data = Data(base64Encoded: base64) else { return base64.isEmpty ? "-" : "base64 " + base64 }

@@ -12,13 +12,19 @@ protocol RequestCommand: ParsableCommand {
     /// The request to send.
     func request() -> ControlRequest
 
+    /// Checks what the request names (an invitation, a peer) before it is sent; throws with the valid ones.
+    func prepare(_ daemon: Daemon) throws(ClientError)
+
     /// Prints the result for people; `daemon` is still connected for follow-up requests.
     func printText(_ result: Result, daemon: Daemon) throws(ClientError)
 }
 
 extension RequestCommand {
+    func prepare(_ daemon: Daemon) throws(ClientError) {}
+
     func run() throws {
         let daemon = try global.connect()
+        try prepare(daemon)
         let reply = try daemon.call(request())
         if global.json {
             Output.line(reply.rawResult)

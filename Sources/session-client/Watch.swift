@@ -6,37 +6,43 @@ import SessionControl
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Prints the daemon's events as they happen, one per line.",
-        discussion: "Runs until interrupted, or until --count events or --timeout seconds; both end with status 0."
+        discussion: """
+            Runs until interrupted, or until --count events or --timeout seconds; both end with status 0. With --json, \
+            each event carries "time": when it arrived, in UTC with milliseconds (2026-11-23T22:40:01.123Z).
+            """
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "Stop after this many events.")
-    var count: Int?
+    @Option(parsing: .unconditional, help: "Stop after this many events (1...\(Limits.events.upperBound)).")
+    var count: CommandLineNumber<Int>?
 
-    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
-    var timeout: Double?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Stop after this many seconds (0.001...\(Int(Limits.seconds.upperBound))).", valueName: "seconds"))
+    var timeout: CommandLineNumber<Double>?
 
     func validate() throws {
-        if let count, count < 1 { throw ValidationError("--count must be at least 1 (got \(count))") }
-        if let timeout, !(timeout.isFinite && timeout > 0) {
-            throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))")
-        }
+        try count?.validated("--count", in: Limits.events)
+        try timeout?.validated("--timeout", in: Limits.seconds, unit: "seconds")
     }
 
     func run() throws {
-        let deadline = timeout.map { Monotonic.seconds() + $0 }
+        let count = count?.value(or: 1)
+        let deadline = timeout.map { Monotonic.seconds() + $0.value(or: 1) }
         let daemon = try global.connect()
         try daemon.send(ControlRequest(command: "watch"))
         guard let acknowledgement = try daemon.readLine(deadline: deadline) else { return }
         _ = try daemon.reply(from: acknowledgement)
+        let clock = EventClock()
         var seen = 0
         while count.map({ seen < $0 }) ?? true {
             guard let line = try daemon.readLine(deadline: deadline) else { return }
             let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if text.isEmpty { continue }
             if global.json {
-                Output.line(text)
+                Output.line(Self.stamped(text, time: clock.now()))
             } else if let event = try? JSONDecoder().decode(EventResult.self, from: line) {
                 Output.line(event.humanText)
             } else {
@@ -45,4 +51,25 @@ struct Watch: ParsableCommand {
             seen += 1
         }
     }
+
+    /// The event object `text` with a `time` member first; other lines as they are.
+    static func stamped(_ text: String, time: String) -> String {
+        guard text.hasPrefix("{") else { return text }
+        let rest = text.dropFirst().drop(while: \.isWhitespace)
+        let member = "\"time\":\"\(time)\""
+        return rest.hasPrefix("}") ? "{\(member)}" : "{\(member),\(rest)"
+    }
+}
+
+/// Now in ISO 8601, UTC, with milliseconds: "2026-11-23T22:40:01.123Z".
+final class EventClock {
+    private let formatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter
+    }()
+
+    /// The current time.
+    func now() -> String { formatter.string(from: Date()) }
 }

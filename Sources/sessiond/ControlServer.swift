@@ -31,11 +31,7 @@ final class ControlServer: Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        if FileManager.default.fileExists(atPath: path) {
-            if (try? ControlClient(path: path)) != nil {
-                throw DaemonError("another sessiond already serves \(path)")
-            }
-        }
+        try checkUnused(path: path)
         let previousMask = umask(0o177)  // the socket file is created 0600
         defer { umask(previousMask) }
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -47,6 +43,12 @@ final class ControlServer: Sendable {
             }
         chmod(path, 0o600)
         return ControlServer(path: path, server: server, dispatcher: dispatcher, logger: logger)
+    }
+
+    /// Throws when a daemon answers on `path`; a socket file nobody listens on is fine (``bind`` replaces it).
+    static func checkUnused(path: String) throws(DaemonError) {
+        guard FileManager.default.fileExists(atPath: path), (try? ControlClient(path: path)) != nil else { return }
+        throw DaemonError("another sessiond already serves the control socket \(path)")
     }
 
     /// Serves connections until cancelled, then closes the socket and removes its file.

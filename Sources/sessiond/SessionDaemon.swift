@@ -18,15 +18,17 @@ struct SessionDaemon: AsyncParsableCommand {
             Advertises and browses with DNS-SD through avahi-daemon (or only dials --peer addresses with \
             --no-discovery), keeps a reliable (TCP) and an unreliable (UDP) channel to every peer, and stops \
             gracefully on SIGTERM or SIGINT.
-            """
+            """,
+        version: LanSessionVersion.current
     )
 
     @Option(help: "Display name of this peer (default: the host name).") var name: String?
     @Option(help: "Session to join.") var session = "default"
     @Option(help: "DNS-SD service type.") var serviceType = ServiceDescription.defaultType
-    @Option(help: "TCP port, and UDP port of the same number (0: any free port).") var port = 0
+    @Option(parsing: .unconditional, help: "TCP port, and UDP port of the same number (0...65535; 0: any free port).")
+    var port = CommandLineNumber(0)
     @Option(help: "Address to listen on.") var listen = "0.0.0.0"
-    @Option(help: "Most peers besides this one (1...64).") var maxPeers = 8
+    @Option(parsing: .unconditional, help: "Most peers besides this one (1...64).") var maxPeers = CommandLineNumber(8)
     @Option(name: .customLong("peer"), help: "A peer to dial at HOST:PORT (repeatable).") var peers: [String] = []
     @Flag(help: "Do not use avahi-daemon: only --peer addresses are dialled.") var noDiscovery = false
     @Option(help: "Answer invitations automatically (auto) or through session-client (ask).") var accept = "auto"
@@ -39,7 +41,7 @@ struct SessionDaemon: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
     @Option(help: "Transports: lan, rfcomm (Bluetooth classic) or all.") var transport = TransportChoice.lan
     @Option(help: "Bluetooth adapter for RFCOMM, e.g. hci0 (default: the first adapter).") var btAdapter: String?
-    @Option(help: "RFCOMM channel to listen on (1...30).") var btChannel = 5
+    @Option(parsing: .unconditional, help: "RFCOMM channel to listen on (1...30).") var btChannel = CommandLineNumber(5)
     @Option(name: .customLong("bt-peer"), help: "A peer to dial over RFCOMM at ADDRESS[/CHANNEL] (repeatable).")
     var btPeers: [String] = []
     @Option(
@@ -69,15 +71,17 @@ struct SessionDaemon: AsyncParsableCommand {
             if code == .success {
                 exit(withError: error)  // --help, --version
             }
-            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
             FileHandle.standardError.write(Data("sessiond: \(message)\n".utf8))
             Foundation.exit(error is ValidationError || code == .validationFailure ? 2 : code.rawValue)
         }
     }
 
     func validate() throws {
-        guard (1...64).contains(maxPeers) else { throw ValidationError("--max-peers must be 1...64, got \(maxPeers)") }
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535, got \(port)") }
+        if let control, control.isEmpty { throw ValidationError("--control needs a non-empty path") }
+        if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir needs a non-empty path") }
+        try maxPeers.validated("--max-peers", in: 1...64)
+        try port.validated("--port", in: 0...65_535)
         guard accept == "auto" || accept == "ask" else { throw ValidationError("--accept must be auto or ask") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
@@ -85,9 +89,7 @@ struct SessionDaemon: AsyncParsableCommand {
         for peer in peers where Endpoint(parsing: peer) == nil {
             throw ValidationError("--peer \(peer) is not HOST:PORT")
         }
-        guard RFCOMMTransport.channels.contains(btChannel) else {
-            throw ValidationError("--bt-channel must be 1...30, got \(btChannel)")
-        }
+        let btChannel = try btChannel.validated("--bt-channel", in: RFCOMMTransport.channels)
         for peer in btPeers where Self.bluetoothEndpoint(peer, defaultChannel: btChannel) == nil {
             throw ValidationError("--bt-peer \(peer) is not ADDRESS[/CHANNEL] (AA:BB:CC:DD:EE:FF, channel 1...30)")
         }
@@ -134,11 +136,15 @@ struct SessionDaemon: AsyncParsableCommand {
     }
 
     private func serve(logger: Logger) async throws {
+        let (port, maxPeers, btChannel) = (port.value(or: 0), maxPeers.value(or: 8), btChannel.value(or: 5))
         let environment = ProcessInfo.processInfo.environment
         let uid = getuid()
         let controlPath = control ?? ControlSocket.defaultPath(environment: environment, uid: uid)
-        let store = StateStore(
-            directory: URL(fileURLWithPath: stateDir ?? Self.defaultStateDirectory(environment, uid)))
+        // Before anything is joined, bound or advertised: a second daemon on the same socket stops here.
+        try ControlServer.checkUnused(path: controlPath)
+        let stateDirectory = stateDir ?? Self.defaultStateDirectory(environment, uid)
+        try StateStore.checkDirectory(stateDirectory, option: stateDir == nil ? nil : "--state-dir")
+        let store = StateStore(directory: URL(fileURLWithPath: stateDirectory))
         let secret = try secretFile.map { path throws(DaemonError) in try SecretFile.load(path) }
         let identity = try store.load()
         let peerID = identity.peerID

@@ -85,6 +85,32 @@ final class StateStore: LocalCountStore {
         savedCount.withLock { $0 = max($0, count) }
     }
 
+    /// Checks that `path` is a directory this process can write, or one it can create, with one line for people
+    /// when it is not. `option` names the command-line option that gave the path (nil: the default path, whose
+    /// missing parents are created).
+    static func checkDirectory(_ path: String, option: String?) throws(DaemonError) {
+        let name = option.map { "\($0) \(path)" } ?? "state directory \(path)"
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw DaemonError("\(name): not a directory") }
+            guard access(path, W_OK | X_OK) == 0 else {
+                throw DaemonError("\(name): cannot write in it: \(errnoText())")
+            }
+            return
+        }
+        guard errno == ENOENT else { throw DaemonError("\(name): \(errnoText())") }
+        let parent = (path as NSString).deletingLastPathComponent
+        guard stat(parent.isEmpty ? "." : parent, &info) == 0 else {
+            guard errno == ENOENT else { throw DaemonError("\(name): \(parent): \(errnoText())") }
+            guard option != nil else { return }  // the default path: its parents are created
+            throw DaemonError("\(name): its parent \(parent) does not exist (create it first)")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw DaemonError("\(name): \(parent) is not a directory") }
+        guard access(parent.isEmpty ? "." : parent, W_OK | X_OK) == 0 else {
+            throw DaemonError("\(name): cannot create it in \(parent): \(errnoText())")
+        }
+    }
+
     // MARK: - Files
 
     /// The file's text, nil when it does not exist.

@@ -94,8 +94,8 @@ public struct TestLab: Sendable {
         try HostProcess(arguments: [Self.script, "exec", name, "\(host)"] + command)
     }
 
-    /// Runs a command on this machine to completion, killing it after `timeout` seconds.
-    static func run(_ arguments: [String], timeout: Double) throws -> ProcessResult {
+    /// Runs a command on this machine (not in a test host) to completion, killing it after `timeout` seconds.
+    public static func run(_ arguments: [String], timeout: Double) throws -> ProcessResult {
         let child = try ChildProcess(arguments)
         child.closeStdin()
         let killer = DispatchWorkItem { child.signal(SIGKILL) }

@@ -1,0 +1,182 @@
+import Foundation
+import TestHostSupport
+import Testing
+
+/// The command-line edges of sessiond and session-client, run on this machine: daemons on loopback with
+/// --no-discovery and their control sockets in a temporary directory; no test hosts, no multicast.
+@Suite("sessiond and session-client on the command line", .serialized)
+struct CommandLineTests {
+    /// A temporary directory, removed when the test ends.
+    final class Scratch {
+        let path: String
+
+        init() throws {
+            path =
+                FileManager.default.temporaryDirectory
+                .appendingPathComponent("lansession-cli-\(UInt32.random(in: 0...UInt32.max))").path
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    func client(_ arguments: [String]) throws -> ProcessResult {
+        try TestLab.run([Cluster.client] + arguments, timeout: 30)
+    }
+
+    func daemon(_ arguments: [String], timeout: Double = 20) throws -> ProcessResult {
+        try TestLab.run([Cluster.daemon] + arguments, timeout: timeout)
+    }
+
+    /// Starts a daemon on loopback and waits until its control socket answers.
+    func startDaemon(_ scratch: Scratch, name: String, socket: String) async throws -> HostProcess {
+        let process = try HostProcess.local(
+            [
+                Cluster.daemon, "--no-discovery", "--listen", "127.0.0.1", "--port", "0", "--name", name,
+                "--state-dir", "\(scratch.path)/state-\(name)", "--control", socket, "--log-level", "warning",
+            ])
+        let up = await waitUntil(.seconds(10)) {
+            (try? client(["--control", socket, "status"]))?.status == 0
+        }
+        #expect(up, "sessiond \(name) did not answer on \(socket): \(process.stderr)")
+        return process
+    }
+
+    /// One line on stderr, nothing on stdout.
+    func expectOneLine(_ result: ProcessResult, _ context: String) {
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(context): \(result.stderr)")
+        #expect(result.stdout.isEmpty, "\(context): \(result.stdout)")
+    }
+
+    @Test("--version on both tools")
+    func version() throws {
+        for tool in [Cluster.daemon, Cluster.client] {
+            let result = try TestLab.run([tool, "--version"], timeout: 10)
+            #expect(result.status == 0)
+            #expect(result.stdout == "0.12.0\n", "\(tool): \(result.stdout)")
+        }
+    }
+
+    @Test("numbers out of range, negative or not numbers: one line that says the range, exit 2")
+    func numbersOutOfRange() throws {
+        let cases: [([String], String)] = [
+            (["increment", "-n", "0"], "--count must be 1...1000000 (got 0)"),
+            (["increment", "-n", "99999999999"], "--count must be 1...1000000 (got 99999999999)"),
+            (["increment", "-n", "-3"], "--count must be 1...1000000 (got -3)"),
+            (["increment", "-n", "abc"], "--count must be 1...1000000 (got abc)"),
+            (["watch", "--timeout", "0"], "--timeout must be 0.001...31536000 seconds"),
+            (["watch", "--count", "0"], "--count must be 1...1000000000"),
+            (["bench", "--peer", "x", "--count", "0"], "--count must be 1...1000000"),
+            (["bench", "--peer", "x", "--size", "-1"], "--size must be 0...65535 bytes"),
+            (["bubble", "pickup", "3"], "bubble ID must be 0...2 (got 3)"),
+            (["bubble", "move", "0", "1e400", "5"], "X must be -1000000...1000000"),
+            (["bubbles", "--step", "0"], "--step must be 0.1...300"),
+            (["accept", "x"], "ID must be an invitation's number"),
+        ]
+        for (arguments, message) in cases {
+            let result = try client(["--control", "/nonexistent/sock"] + arguments)
+            #expect(result.status == 2, "\(arguments): exit \(result.status)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            expectOneLine(result, "\(arguments)")
+        }
+        for (arguments, message) in [
+            (["--port", "70000"], "--port must be 0...65535 (got 70000)"),
+            (["--port", "-1"], "--port must be 0...65535 (got -1)"),
+            (["--max-peers", "0"], "--max-peers must be 1...64 (got 0)"),
+            (["--bt-channel", "x"], "--bt-channel must be 1...30 (got x)"),
+        ] {
+            let result = try daemon(["--no-discovery"] + arguments)
+            #expect(result.status == 2, "\(arguments): exit \(result.status)")
+            #expect(result.stderr == "sessiond: \(message)\n", "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("--json: errors are one JSON object on stderr, with the exit status")
+    func jsonErrors() throws {
+        for (arguments, status) in [
+            (["--json", "--control", "/nonexistent/sock", "status"], 1),
+            (["--json", "increment", "-n", "0"], 2),
+        ] {
+            let result = try client(arguments)
+            #expect(result.status == Int32(status), "\(arguments): exit \(result.status)")
+            expectOneLine(result, "\(arguments)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: Any]
+            #expect(object?["exitCode"] as? Int == status, "\(arguments): \(result.stderr)")
+            #expect((object?["error"] as? String)?.isEmpty == false, "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("a second sessiond on a served control socket stops before joining; a stale socket file is replaced")
+    func secondDaemon() async throws {
+        let scratch = try Scratch()
+        let socket = "\(scratch.path)/sessiond.sock"
+        let first = try await startDaemon(scratch, name: "first", socket: socket)
+        let second = try daemon([
+            "--no-discovery", "--listen", "127.0.0.1", "--port", "0", "--state-dir", "\(scratch.path)/state-second",
+            "--control", socket,
+        ])
+        #expect(second.status == 1, "exit \(second.status): \(second.stderr)")
+        #expect(second.stderr == "sessiond: another sessiond already serves the control socket \(socket)\n")
+        // It stopped before its state directory, let alone the session: nothing of it exists.
+        #expect(!FileManager.default.fileExists(atPath: "\(scratch.path)/state-second"))
+        #expect(try client(["--control", socket, "status"]).stdout.contains("first"))
+
+        // Killed, the first daemon leaves its socket file behind; the next one takes it over.
+        kill(first.pid, SIGKILL)
+        #expect(await waitUntil(.seconds(5)) { !first.isRunning })
+        #expect(FileManager.default.fileExists(atPath: socket))
+        let third = try await startDaemon(scratch, name: "third", socket: socket)
+        #expect(try client(["--control", socket, "status"]).stdout.contains("third"))
+        third.stop()
+    }
+
+    @Test("a state directory that is a file or has no parent: one line, exit 1")
+    func badStateDirectory() throws {
+        let scratch = try Scratch()
+        let file = "\(scratch.path)/file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        for (directory, problem) in [
+            (file, "not a directory"), ("\(scratch.path)/missing/state", "does not exist"),
+            ("\(file)/state", "Not a directory"),
+        ] {
+            let result = try daemon([
+                "--no-discovery", "--listen", "127.0.0.1", "--state-dir", directory, "--control",
+                "\(scratch.path)/sock",
+            ])
+            #expect(result.status == 1, "\(directory): exit \(result.status)")
+            #expect(result.stderr.hasPrefix("sessiond: --state-dir \(directory): "), "\(result.stderr)")
+            #expect(result.stderr.contains(problem), "\(directory): \(result.stderr)")
+            expectOneLine(result, directory)
+        }
+        let empty = try daemon(["--no-discovery", "--state-dir", ""])
+        #expect(empty.status == 2, "\(empty.stderr)")
+    }
+
+    @Test(
+        "against a daemon: unknown invitation and peer list the valid ones; increment says what it added; watch times")
+    func againstDaemon() async throws {
+        let scratch = try Scratch()
+        let socket = "\(scratch.path)/sessiond.sock"
+        let process = try await startDaemon(scratch, name: "solo", socket: socket)
+        defer { process.stop() }
+
+        for arguments in [["accept", "99"], ["decline", "99"]] {
+            let result = try client(["--control", socket] + arguments)
+            #expect(result.status == 1, "\(arguments): exit \(result.status)")
+            #expect(result.stderr == "session-client: no invitation 99; none pending\n", "\(result.stderr)")
+        }
+        let bench = try client(["--control", socket, "--json", "bench", "--peer", "nobody"])
+        #expect(bench.status == 1)
+        #expect(bench.stderr == #"{"error":"no connected peer \"nobody\"; none connected","exitCode":1}"# + "\n")
+
+        let watch = try HostProcess.local([Cluster.client, "--control", socket, "--json", "watch", "--timeout", "20"])
+        defer { watch.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        let increment = try client(["--control", socket, "increment", "-n", "3"])
+        #expect(increment.stdout == "added 3: this peer 3, total 3\n", "\(increment.stdout) \(increment.stderr)")
+        let event = await watch.waitFor(timeout: 10) { $0["event"] as? String == "counter" }
+        let time = event?["time"] as? String ?? ""
+        #expect(
+            time.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "\(event ?? [:])")
+    }
+}
