@@ -8,7 +8,7 @@ struct Watch: ParsableCommand {
         abstract: "Prints the daemon's events as they happen, one per line.",
         discussion: """
             Runs until interrupted, or until --count events or --timeout seconds; both end with status 0. With --json, \
-            each event carries "time": when it arrived, in UTC with milliseconds (2026-11-23T22:40:01.123Z).
+            each event carries "time": when the daemon saw it, in UTC with milliseconds (2026-11-23T22:40:01.123Z).
             """
     )
 
@@ -52,9 +52,10 @@ struct Watch: ParsableCommand {
         }
     }
 
-    /// The event object `text` with a `time` member first; other lines as they are.
+    /// The event object `text` with a `time` member first, unless the daemon already stamped it (it does since
+    /// 0.12: when it saw the event); other lines as they are.
     static func stamped(_ text: String, time: String) -> String {
-        guard text.hasPrefix("{") else { return text }
+        guard text.hasPrefix("{"), RawJSON.member("time", in: Array(text.utf8)) == nil else { return text }
         let rest = text.dropFirst().drop(while: \.isWhitespace)
         let member = "\"time\":\"\(time)\""
         return rest.hasPrefix("}") ? "{\(member)}" : "{\(member),\(rest)"

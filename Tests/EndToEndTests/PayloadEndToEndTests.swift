@@ -72,14 +72,19 @@ struct PayloadEndToEndTests {
         defer { push.stop() }
         let started = await push.waitFor(timeout: 30) { $0["phase"] as? String == "started" }
         #expect(started != nil, "the transfer did not start: \(push.stderr)")
-        let busy = try cluster.client(1, ["bench", "--peer", "h2", "--count", "300"]) as? [String: Any]
+        // Pings (a second client) and increments (this one) while the file flows.
+        let pinging = try cluster.lab.spawn(1, [Cluster.client, "--json", "bench", "--peer", "h2", "--count", "100"])
+        defer { pinging.stop() }
         let control = try cluster.control(1)
         var increments = 0
-        while push.events.last?["phase"] as? String != "finished" && push.exitStatus == -1 && increments < 400 {
+        while !push.events.contains(where: { $0["phase"] as? String == "finished" }) && push.exitStatus == -1
+            && increments < 2000
+        {
             _ = try control.call(ControlRequest(command: "increment"), as: IncrementResult.self)
             increments += 1
-            try await Task.sleep(for: .milliseconds(10))
         }
+        #expect(increments > 0, "increments were made during the transfer")
+        let busy = await pinging.waitFor(timeout: 60) { $0["p50_us"] != nil }
         let finished = await push.waitFor(timeout: 180) { $0["phase"] as? String == "finished" }
         let result = try #require(finished, "no finished line: \(push.events.last ?? [:]) \(push.stderr)")
         #expect(result["sha256"] as? String == digest)

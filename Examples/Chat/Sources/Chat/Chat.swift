@@ -32,7 +32,9 @@ struct Chat: AsyncParsableCommand {
         let port = try await session.start()
         print("[\(name) in \(room), port \(port); type /quit to leave]")
         for address in peer {
-            guard let endpoint = Endpoint(parsing: address) else { throw ValidationError("--peer \(address) is not HOST:PORT") }
+            guard let endpoint = Endpoint(parsing: address) else {
+                throw ValidationError("--peer \(address) is not HOST:PORT")
+            }
             try await session.connect(to: endpoint)
         }
         let avahi = discover ? try await AvahiConnection.connect() : nil
@@ -80,10 +82,12 @@ struct Chat: AsyncParsableCommand {
         while let line = try await NIOThreadPool.singleton.runIfActive({ readLine() }) {
             let text = line.trimmingCharacters(in: .whitespaces)
             if text.isEmpty { continue }
-            do {
+            do throws(SessionError) {
                 if text == "/quit" { return }
                 if text == "/peers" {
-                    for peer in try await session.peers() { print("  \(peer.name) \(peer.state) \(peer.address ?? "")") }
+                    for peer in try await session.peers() {
+                        print("  \(peer.name) \(peer.state) \(peer.address ?? "")")
+                    }
                 } else if text.hasPrefix("/to ") {
                     let parts = text.dropFirst(4).split(separator: " ", maxSplits: 1)
                     guard parts.count == 2 else { print("usage: /to NAME TEXT"); continue }
@@ -96,7 +100,7 @@ struct Chat: AsyncParsableCommand {
                 } else {
                     try await session.send(Array(text.utf8))  // to everyone, reliably
                 }
-            } catch let error as SessionError {
+            } catch {
                 print("! \(error.message)")
             }
         }
