@@ -11,8 +11,9 @@ import Synchronization
 /// the same run, and the round-trip time of small messages while the transfer runs.
 ///
 /// Rows: `raw-tcp-copy` (one socket, `sendfile` on one thread, `read` and `write` into a file on another: the
-/// kernel's floor for a copy with this disk), then `session-resource` without a secret and `session-resource-sealed`
-/// with one. Each session row also gives the reliable round trip of a ping measured while the transfer runs, next to
+/// kernel's floor for a copy with this disk), `raw-tcp-copy+sha256` (the same with both ends hashing what they move,
+/// as a verified transfer must), then `session-resource` without a secret and `session-resource-sealed` with one.
+/// The files live in the temporary directory (`TMPDIR`). Each session row also gives the reliable round trip of a ping measured while the transfer runs, next to
 /// the same measured idle.
 @main
 struct TransferBench {
@@ -73,6 +74,9 @@ struct TransferBench {
         let rawSeconds = try RawCopy.run(source: source, destination: rawDestination, size: size)
         try FileManager.default.removeItem(atPath: rawDestination)
         rows.append(Row(name: "raw-tcp-copy", bytes: size, seconds: rawSeconds))
+        let hashedSeconds = try RawCopy.run(source: source, destination: rawDestination, size: size, verify: true)
+        try FileManager.default.removeItem(atPath: rawDestination)
+        rows.append(Row(name: "raw-tcp-copy+sha256", bytes: size, seconds: hashedSeconds))
 
         for sealed in [false, true] {
             let inbox = directory.appendingPathComponent(sealed ? "inbox-sealed" : "inbox")
