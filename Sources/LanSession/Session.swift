@@ -5,8 +5,11 @@ import ServiceLifecycle
 import Synchronization
 import WireCodec
 
-/// A multipeer session: this peer, the peers it links to, and the shared state of the original apps (a counter,
-/// three bubbles, player indexes).
+/// A multipeer session: this peer and the peers it links to. Applications send them messages
+/// (``send(_:to:mode:)``), byte streams (``openStream(named:to:)``) and files
+/// (``sendResource(at:named:to:progress:)``), and read everything that happens from ``subscribe(bufferSize:)``.
+/// The original apps (a counter, three bubbles, player indexes) are one application it carries
+/// (``increment(by:)``, ``pickUp(_:)``, …).
 ///
 /// All of a session's sockets and state live on one event loop; each call here hops to it once. A session is a
 /// `Service` of swift-service-lifecycle: ``run()`` starts it, waits for graceful shutdown and stops it. It can also be
@@ -27,7 +30,13 @@ public final class Session: Sendable {
 
     private let loop: any EventLoop
     private let ownedGroup: MultiThreadedEventLoopGroup?
-    private let core: NIOLoopBoundBox<SessionCore>
+    private let parts: NIOLoopBoundBox<Parts>
+
+    /// What lives on the session's loop: the core and the application of the original apps it carries.
+    struct Parts {
+        let core: SessionCore
+        let application: BubblesAndCounter
+    }
     private let stopped = Mutex(false)
 
     /// Creates a session; nothing is bound until ``start()``.
@@ -60,13 +69,13 @@ public final class Session: Sendable {
             logger[metadataKey: "peer"] = "\(configuration.peerID)"
             return logger
         }()
-        let box = NIOLoopBoundBox.makeBoxSendingValue(
-            SessionCore(
-                configuration: configuration, loop: self.loop, transports: transports, logger: logger,
-                events: fanout),
-            eventLoop: self.loop)
-        self.core = box
-        loop.execute { [weak self] in box.value.owner = self }
+        let core = SessionCore(
+            configuration: configuration, loop: self.loop, transports: transports, logger: logger, events: fanout)
+        let application = BubblesAndCounter(context: core)
+        core.applications = [application]
+        let box = NIOLoopBoundBox.makeBoxSendingValue(Parts(core: core, application: application), eventLoop: self.loop)
+        self.parts = box
+        loop.execute { [weak self] in box.value.core.owner = self }
     }
 
     /// A stream of every event from now on, for one reader, holding at most `bufferSize` unread events.
@@ -97,8 +106,8 @@ public final class Session: Sendable {
                 defer { stopped = true }; return stopped
             })
         else { return }
-        let core = self.core
-        try? await loop.flatSubmit { core.value.stop() }.get()
+        let parts = self.parts
+        try? await loop.flatSubmit { parts.value.core.stop() }.get()
         fanout.finish()
         if let ownedGroup { try? await ownedGroup.shutdownGracefully() }
     }
@@ -152,44 +161,6 @@ public final class Session: Sendable {
         }
     }
 
-    /// The replicated counter.
-    public func counter() async throws(SessionError) -> GCounter {
-        try await call { $0.counter }
-    }
-
-    /// The bubbles.
-    public func bubbles() async throws(SessionError) -> BubbleBoard {
-        try await call { $0.bubbles }
-    }
-
-    /// Player indexes of the current members.
-    public func layout() async throws(SessionError) -> PlayerLayout {
-        try await call { $0.layout }
-    }
-
-    /// Adds `count` presses by this peer: makes the new count durable (with the configuration's
-    /// ``SessionConfiguration/localCountStore``), then sends it reliably to every member. Returns this peer's count
-    /// once both are done; when the save fails, nothing was sent and the count is unchanged.
-    @discardableResult
-    public func increment(by count: UInt64 = 1) async throws(SessionError) -> UInt64 {
-        try await run { $0.increment(by: count) }
-    }
-
-    /// Asks for bubble `view`; the coordinator's answer arrives as a ``SessionEvent/holder(view:holder:)`` event.
-    public func pickUp(_ view: UInt8) async throws(SessionError) {
-        try await call { core throws(SessionError) in try core.pickUp(view) }
-    }
-
-    /// Moves bubble `view`, which this peer must hold.
-    public func move(_ view: UInt8, x: Float, y: Float) async throws(SessionError) {
-        try await call { core throws(SessionError) in try core.move(view, x: x, y: y) }
-    }
-
-    /// Drops bubble `view`, which this peer must hold, at its final position.
-    public func drop(_ view: UInt8, x: Float, y: Float) async throws(SessionError) {
-        try await call { core throws(SessionError) in try core.drop(view, x: x, y: y) }
-    }
-
     /// Answers an invitation received with ``InvitationPolicy/ask``; false if it is no longer pending.
     @discardableResult
     public func answer(
@@ -241,9 +212,9 @@ public final class Session: Sendable {
         _ body: @escaping @Sendable (SessionCore) throws(SessionError) -> T
     ) async throws(SessionError) -> T {
         guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
-        let core = self.core
+        let parts = self.parts
         do {
-            return try await loop.submit { () throws -> T in try body(core.value) }.get()
+            return try await loop.submit { () throws -> T in try body(parts.value.core) }.get()
         } catch {
             throw SessionError(error)
         }
@@ -253,9 +224,35 @@ public final class Session: Sendable {
         _ body: @escaping @Sendable (SessionCore) -> EventLoopFuture<T>
     ) async throws(SessionError) -> T {
         guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
-        let core = self.core
+        let parts = self.parts
         do {
-            return try await loop.flatSubmit { body(core.value) }.get()
+            return try await loop.flatSubmit { body(parts.value.core) }.get()
+        } catch {
+            throw SessionError(error)
+        }
+    }
+
+    /// Runs `body` with the application of the original apps on the loop.
+    func application<T: Sendable>(
+        _ body: @escaping @Sendable (BubblesAndCounter) throws(SessionError) -> T
+    ) async throws(SessionError) -> T {
+        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
+        let parts = self.parts
+        do {
+            return try await loop.submit { () throws -> T in try body(parts.value.application) }.get()
+        } catch {
+            throw SessionError(error)
+        }
+    }
+
+    /// Runs `body` with the application of the original apps on the loop and waits for its future.
+    func application<T: Sendable>(
+        _ body: @escaping @Sendable (BubblesAndCounter) -> EventLoopFuture<T>
+    ) async throws(SessionError) -> T {
+        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
+        let parts = self.parts
+        do {
+            return try await loop.flatSubmit { body(parts.value.application) }.get()
         } catch {
             throw SessionError(error)
         }
@@ -273,7 +270,7 @@ public final class Session: Sendable {
 
     /// Runs `body` on the loop without waiting (cancellation handlers).
     func schedule(_ body: @escaping @Sendable (SessionCore) -> Void) {
-        let core = self.core
-        loop.execute { body(core.value) }
+        let parts = self.parts
+        loop.execute { body(parts.value.core) }
     }
 }

@@ -2,7 +2,8 @@ import NIOCore
 import WireCodec
 
 extension SessionCore {
-    /// Applies an application command received from `peer`, on either channel.
+    /// Applies an application command received from `peer`, on either channel: the payloads of any application
+    /// here, the rest by the application that takes its kind.
     func handleApplication(_ message: Message, from peer: PeerRecord, reliable: Bool) {
         switch message {
         case .data(let bytes):
@@ -15,94 +16,16 @@ extension SessionCore {
             receivedStreamCredit(credit, from: peer)
         case .streamEnd(let end):
             receivedStreamEnd(end, from: peer)
-        case .handshake(let name):
-            if peer.name != name {
-                peer.name = name
-                publishState(of: peer)
-            }
-        case .negotiate, .negotiateConfirm:
-            // The original app raced timestamps for player indexes; here they follow from membership.
-            break
-        case .layout(let entries):
-            let announced = PlayerLayout(entries: entries)
-            if announced != layout {
-                logger.debug("layout from \(peer.name) differs from ours while membership settles")
-            }
-        case .counterIncrement(let count):
-            receivedIncrement(count, from: peer)
-        case .counterState(let entries):
-            receivedCounterState(entries, from: peer)
-        case .pickUp(let view):
-            events.yield(.pickUp(view: view, by: peer.id))
-            if layout.coordinator == localPeer { grant(view, to: peer.id) }
-        case .bubbleState(let state):
-            guard layout.coordinator == peer.id else {
-                logger.debug("ignoring bubble state from \(peer.name), which is not the coordinator")
+        default:
+            guard let application = applications.first(where: { $0.handles(message.kind) }) else {
+                logger.debug("ignoring \(message.kind) from \(peer.name): no application takes it")
                 return
             }
-            let previous = bubbles.bubbles[Int(min(state.view, UInt8(BubbleBoard.count - 1)))].holder
-            if bubbles.apply(state), previous != state.holder {
-                events.yield(.holder(view: state.view, holder: state.holder))
-            }
-        case .move(let move):
-            if bubbles.apply(move, from: peer.id) {
-                events.yield(.move(view: move.view, x: move.x, y: move.y, by: peer.id))
-            }
-        case .drop(let drop):
-            if bubbles.apply(drop, from: peer.id) {
-                events.yield(.drop(view: drop.view, x: drop.x, y: drop.y, by: peer.id))
-                events.yield(.holder(view: drop.view, holder: nil))
-            }
-        default:
-            logger.debug("ignoring \(message.kind) from \(peer.name)")
+            application.received(message, from: peer.id, reliably: reliable)
         }
     }
 
-    /// Coordinator: grants `view` to `peer` if it is free, and tells everyone.
-    func grant(_ view: UInt8, to id: PeerID) {
-        guard let state = bubbles.request(view, by: id) else { return }
-        events.yield(.holder(view: view, holder: id))
-        for peer in peers.values where peer.isConnected { sendSequenced(.bubbleState(state), to: peer) }
-    }
-
-    // MARK: - Local actions
-
-    /// Asks for a bubble: granted at once when this peer coordinates, otherwise when the coordinator says so.
-    func pickUp(_ view: UInt8) throws(SessionError) {
-        guard BubbleBoard.isValid(view) else { throw SessionError(.invalidArgument, "no bubble \(view)") }
-        events.yield(.pickUp(view: view, by: localPeer))
-        if layout.coordinator == localPeer {
-            grant(view, to: localPeer)
-        }
-        for peer in peers.values where peer.isConnected { sendSequenced(.pickUp(view: view), to: peer) }
-    }
-
-    /// Moves a bubble this peer holds; the move goes unreliably to every connected peer.
-    func move(_ view: UInt8, x: Float, y: Float) throws(SessionError) {
-        guard BubbleBoard.isValid(view) else { throw SessionError(.invalidArgument, "no bubble \(view)") }
-        guard x.isFinite, y.isFinite else { throw SessionError(.invalidArgument, "coordinates must be finite") }
-        guard bubbles.bubbles[Int(view)].holder == localPeer else {
-            throw SessionError(.invalidArgument, "bubble \(view) is not held by this peer")
-        }
-        moveSequence[Int(view)] &+= 1
-        let move = Move(view: view, x: x, y: y, sequence: moveSequence[Int(view)])
-        _ = bubbles.apply(move, from: localPeer)
-        events.yield(.move(view: view, x: x, y: y, by: localPeer))
-        for peer in peers.values where peer.isConnected { sendUnreliable(.move(move), to: peer) }
-    }
-
-    /// Drops a bubble this peer holds at its final position; the drop goes reliably to everyone.
-    func drop(_ view: UInt8, x: Float, y: Float) throws(SessionError) {
-        guard BubbleBoard.isValid(view) else { throw SessionError(.invalidArgument, "no bubble \(view)") }
-        guard x.isFinite, y.isFinite else { throw SessionError(.invalidArgument, "coordinates must be finite") }
-        let drop = Drop(view: view, x: x, y: y)
-        guard bubbles.apply(drop, from: localPeer) else {
-            throw SessionError(.invalidArgument, "bubble \(view) is not held by this peer")
-        }
-        events.yield(.drop(view: view, x: x, y: y, by: localPeer))
-        events.yield(.holder(view: view, holder: nil))
-        broadcastSequenced(.drop(drop))
-    }
+    // MARK: - Round trips
 
     /// Measures one round trip to `peer` on the given channel: on its link of `transport` (any handshaken one,
     /// active or standby), or on its active link.

@@ -148,7 +148,7 @@ extension SessionCore {
                 detach(old, from: peer)
             }
             peer.reliable.peerRestarted()
-            replica.forget(peer.id)  // what it held died with its process
+            for application in applications { application.peerRestarted(peer.id) }
             streamsEnded(with: peer, reason: "\(peer.name) restarted")
         }
         peer.incarnation = hello.incarnation
@@ -374,14 +374,7 @@ extension SessionCore {
         events.yield(.peerConnected(peer.id, name: peer.name))
         publishState(of: peer)
         membersChanged()
-        // The original app's greeting, then the counts the peer may lack, for merging.
-        sendSequenced(.handshake(peerName: configuration.displayName), to: peer)
-        exchangeCounter(with: peer)
-        if !membershipChanged() && layout.coordinator == localPeer {
-            // A changed layout went to everyone with every bubble; otherwise this peer still needs them.
-            sendSequenced(.layout(layout.entries), to: peer)
-            for index in 0..<BubbleBoard.count { sendSequenced(.bubbleState(bubbles.state(UInt8(index))), to: peer) }
-        }
+        for application in applications { application.peerConnected(peer.id) }
     }
 
     // MARK: - Messages

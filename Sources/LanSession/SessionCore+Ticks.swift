@@ -38,7 +38,7 @@ extension SessionCore {
             }
             probeDatagrams(peer, now: now)
         }
-        exchangeCounters(now: now)
+        for application in applications { application.tick(now: now) }
         exchangeMembers(now: now)
     }
 

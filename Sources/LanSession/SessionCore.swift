@@ -56,14 +56,8 @@ final class SessionCore {
     /// Per peer: the `membersVersion` last sent to it.
     var membersSent: [PeerID: UInt64] = [:]
     var lastMembersExchange = NIODeadline.now()
-    var replica: CounterReplica
-    /// Increments wait for the one before them to be saved and sent, so that a failed save never leaves a later
-    /// increment counting the failed one.
-    var incrementTail: EventLoopFuture<Void>
-    var lastCounterExchange = NIODeadline.now()
-    var bubbles = BubbleBoard()
-    var moveSequence = [UInt16](repeating: 0, count: BubbleBoard.count)
-    var layout: PlayerLayout
+    /// The applications the session carries; each takes the message kinds it handles.
+    var applications: [any SessionApplication] = []
     /// Datagram tokens of handshaken links, to the link.
     var tokens: [UInt64: Link] = [:]
     var pendingInvitations: [UInt64: PendingInvitation] = [:]
@@ -102,9 +96,6 @@ final class SessionCore {
         self.transports = transports
         self.logger = logger
         self.events = events
-        self.layout = PlayerLayout(members: [configuration.peerID])
-        self.replica = CounterReplica(local: configuration.peerID, counts: configuration.initialCounts)
-        self.incrementTail = loop.makeSucceededVoidFuture()
         self.secret = configuration.secret.flatMap {
             try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
         }
@@ -112,9 +103,6 @@ final class SessionCore {
             priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
             hysteresis: configuration.pathHysteresis.timeAmount)
     }
-
-    /// The replicated counter.
-    var counter: GCounter { replica.counter }
 
     var localPeer: PeerID { configuration.peerID }
 
@@ -373,7 +361,7 @@ final class SessionCore {
         if overflowed {
             logger.warning(
                 "replay buffer for \(peer.name) (\(peer.id)) overflowed; the peer will be re-synchronised on reconnect")
-            replica.forget(peer.id)  // what it was sent is lost: send it everything again
+            for application in applications { application.peerMissedMessages(peer.id) }
         }
         guard let link = peer.dataLink else { return }
         link.liveness.didSend(at: .now())
@@ -401,14 +389,15 @@ final class SessionCore {
             $0.remoteDescription < $1.remoteDescription
         }
         let links = (peer.active.map { [$0] } ?? []) + ordered
-        return PeerInfo(
+        var info = PeerInfo(
             peerID: peer.id, name: peer.name, state: peer.state,
             transport: peer.active?.transport.name ?? transports[0].name,
             address: peer.active?.remoteDescription ?? endpoints(of: peer).first?.description,
-            links: links.map(\.info), endpoints: endpoints(of: peer),
-            playerIndex: peer.isConnected ? layout.indexes[peer.id] : nil,
+            links: links.map(\.info), endpoints: endpoints(of: peer), playerIndex: nil,
             rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: peer.route,
             encrypted: peer.active?.security?.isEstablished ?? false)
+        for application in applications { application.describe(peer.id, into: &info) }
+        return info
     }
 
     func publishState(of peer: PeerRecord) {
@@ -426,35 +415,8 @@ final class SessionCore {
         events.yield(.linkChanged(peer.id, info))
     }
 
-    /// Recomputes the layout after membership changed; the coordinator announces it and takes over arbitration.
-    @discardableResult
-    func membershipChanged() -> Bool {
-        let connected = peers.values.filter(\.isConnected).map(\.id)
-        let newLayout = PlayerLayout(members: connected + [localPeer])
-        guard newLayout != layout else { return false }
-        let previousCoordinator = layout.coordinator
-        layout = newLayout
-        events.yield(.layout(newLayout.indexes))
-        guard newLayout.coordinator == localPeer else { return true }
-        for peer in peers.values where peer.isConnected {
-            sendSequenced(.layout(newLayout.entries), to: peer)
-        }
-        // As coordinator, free the bubbles of peers that are gone and tell everyone where every bubble stands.
-        let present = Set(connected + [localPeer])
-        var changed = false
-        for index in 0..<BubbleBoard.count {
-            if let holder = bubbles.bubbles[index].holder, !present.contains(holder) {
-                _ = bubbles.release(heldBy: holder)
-                events.yield(.holder(view: UInt8(index), holder: nil))
-                changed = true
-            }
-        }
-        if changed || previousCoordinator != localPeer {
-            for index in 0..<BubbleBoard.count {
-                let state = bubbles.state(UInt8(index))
-                for peer in peers.values where peer.isConnected { sendSequenced(.bubbleState(state), to: peer) }
-            }
-        }
-        return true
+    /// The set of connected peers changed: the applications adjust (a layout, a coordinator).
+    func membershipChanged() {
+        for application in applications { application.membershipChanged() }
     }
 }

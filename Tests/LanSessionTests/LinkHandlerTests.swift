@@ -19,6 +19,7 @@ struct LinkHandlerTests {
             configuration: SessionConfiguration(
                 peerID: PeerID(1), displayName: "one", sessionName: "s", host: "127.0.0.1"), loop: loop,
             transports: [LANTransport()], logger: Logger(label: "test"), events: EventFanout())
+        core.applications = [BubblesAndCounter(context: core)]
         core.runState = .running
         let channel = EmbeddedChannel(loop: loop)
         try core.setUpStream(channel, role: .acceptor, transport: LANTransport(), endpoint: nil, for: nil).wait()
@@ -85,5 +86,12 @@ struct LinkHandlerTests {
         #expect(try written(channel) == [.bye(.protocolError)])
         #expect(!channel.isActive)
         #expect(core.counter.total == 0)
+    }
+}
+
+extension SessionCore {
+    /// The counter of the original apps this core carries (tests attach them as `Session` does).
+    var counter: GCounter {
+        applications.compactMap { $0 as? BubblesAndCounter }.first?.counter ?? GCounter()
     }
 }

@@ -21,6 +21,7 @@ struct SealedLinkTests {
         let core = SessionCore(
             configuration: configuration, loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),
             events: EventFanout())
+        core.applications = [BubblesAndCounter(context: core)]
         core.runState = .running
         let channel = EmbeddedChannel(loop: loop)
         try core.setUpStream(channel, role: .acceptor, transport: LANTransport(), endpoint: nil, for: nil).wait()
