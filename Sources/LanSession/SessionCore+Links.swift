@@ -400,7 +400,7 @@ extension SessionCore {
             case .data(let bytes): peer.unacknowledgedBytes += bytes.count
             default: break
             }
-            if sequence % 64 == 0 || peer.unacknowledgedBytes >= 128 << 10 {
+            if sequence % 64 == 0 || peer.unacknowledgedBytes >= Self.bulkLimit / 4 {
                 peer.unacknowledgedBytes = 0
                 write(.ack(sequence: peer.reliable.makeAck()), on: link)
             }

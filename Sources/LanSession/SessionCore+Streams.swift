@@ -10,7 +10,7 @@ extension SessionCore {
     static let resourceWindow: UInt64 = 2 << 20
     /// Unacknowledged bytes on a peer's reliable channel above which stream chunks wait, so that a big transfer holds
     /// a small message back by this much at most.
-    static let bulkLimit = 512 << 10
+    static let bulkLimit = 192 << 10
     /// Bytes per `streamChunk`.
     static let chunkSize = 60 << 10
     /// Room kept on the reliable channel for the session's own messages: applications' data waits beyond it.
