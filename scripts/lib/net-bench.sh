@@ -64,20 +64,21 @@ trap cleanup EXIT
 gcc -O2 -Wall -Wextra -o "$work/enet_pingpong" Benchmarks/enet-pingpong/enet_pingpong.c -lenet
 
 lab=$(scripts/testnet up 2 --ttl 900 --prefix net)
+# Foreground commands; background ones call scripts/testnet directly, so that $! is the command itself.
 in_host() { scripts/testnet exec "$lab" "$@"; }
 address1=$(scripts/testnet addr "$lab" 1)
 address2=$(scripts/testnet addr "$lab" 2)
 
-in_host 2 sockperf server --tcp -i "$address2" -p 11111 >/dev/null 2>&1 &
+scripts/testnet exec "$lab" 2 sockperf server --tcp -i "$address2" -p 11111 >/dev/null 2>&1 &
 echo $! >"$work/sockperf-tcp.pid"
-in_host 2 sockperf server -i "$address2" -p 11112 >/dev/null 2>&1 &
+scripts/testnet exec "$lab" 2 sockperf server -i "$address2" -p 11112 >/dev/null 2>&1 &
 echo $! >"$work/sockperf-udp.pid"
-in_host 2 "$work/enet_pingpong" server 11113 >/dev/null &
+scripts/testnet exec "$lab" 2 "$work/enet_pingpong" server 11113 >/dev/null &
 echo $! >"$work/enet.pid"
-in_host 1 "$bin/sessiond" --name h1 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
+scripts/testnet exec "$lab" 1 "$bin/sessiond" --name h1 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
     --log-level warning &
 echo $! >"$work/d1.pid"
-in_host 2 "$bin/sessiond" --name h2 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
+scripts/testnet exec "$lab" 2 "$bin/sessiond" --name h2 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
     --peer "$address1:47000" --log-level warning &
 echo $! >"$work/d2.pid"
 for _ in $(seq 100); do

@@ -50,6 +50,7 @@ cleanup() {
 trap cleanup EXIT
 
 lab=$(scripts/testnet up 2 --ttl 600 --prefix push)
+# Foreground commands; background ones call scripts/testnet directly, so that $! is the command itself.
 in_host() { scripts/testnet exec "$lab" "$@"; }
 address1=$(scripts/testnet addr "$lab" 1)
 address2=$(scripts/testnet addr "$lab" 2)
@@ -63,10 +64,10 @@ if ((secret)); then
     chmod 600 "$work/secret"
     extra=(--secret-file "$work/secret")
 fi
-in_host 1 "$bin/sessiond" --name h1 --session push-bench --port 47000 --no-discovery --state-dir /run/push-state \
+scripts/testnet exec "$lab" 1 "$bin/sessiond" --name h1 --session push-bench --port 47000 --no-discovery --state-dir /run/push-state \
     --log-level warning ${extra[@]+"${extra[@]}"} &
 echo $! >"$work/d1.pid"
-in_host 2 "$bin/sessiond" --name h2 --session push-bench --port 47000 --no-discovery --state-dir /run/push-state \
+scripts/testnet exec "$lab" 2 "$bin/sessiond" --name h2 --session push-bench --port 47000 --no-discovery --state-dir /run/push-state \
     --peer "$address1:47000" --log-level warning ${extra[@]+"${extra[@]}"} &
 echo $! >"$work/d2.pid"
 for _ in $(seq 100); do
@@ -107,7 +108,7 @@ for _ in $(seq 600); do grep -q seconds "$work/raw.out" && break; sleep 0.05; do
 raw=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["seconds"])' "$work/raw.out")
 
 idle=$(in_host 1 "$bin/session-client" --json bench --peer h2 --count 500)
-in_host 1 "$bin/session-client" --json push "$file" --to h2 >"$work/push.out" &
+scripts/testnet exec "$lab" 1 "$bin/session-client" --json push "$file" --to h2 >"$work/push.out" &
 push=$!
 for _ in $(seq 200); do grep -q '"started"' "$work/push.out" 2>/dev/null && break; sleep 0.01; done
 busy=$(in_host 1 "$bin/session-client" --json bench --peer h2 --count 200)
