@@ -77,7 +77,7 @@ public final class OutgoingByteStream: Sendable, CustomStringConvertible {
     public func write(_ bytes: [UInt8]) async throws(SessionError) {
         guard !bytes.isEmpty else { return }
         let key = StreamKey(peer: peer, id: id)
-        try await session.run { $0.writeStream(key, bytes) }
+        try await session.run { $0.writeStream(key, [bytes]) }
     }
 
     /// Ends the stream: the reader's sequence ends after the last byte.

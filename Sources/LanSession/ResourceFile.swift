@@ -101,6 +101,19 @@ final class ResourceFile: @unchecked Sendable {
         return bytes
     }
 
+    /// Reads up to `count` bytes in pieces of at most `pieceSize` (each one chunk on the wire); empty at the end.
+    func read(upTo count: Int, pieceSize: Int) throws(SessionError) -> [[UInt8]] {
+        var pieces: [[UInt8]] = []
+        var left = count
+        while left > 0 {
+            let piece = try read(upTo: min(left, pieceSize))
+            if piece.isEmpty { break }
+            left -= piece.count
+            pieces.append(piece)
+        }
+        return pieces
+    }
+
     /// Hashes `count` bytes from the file's offset without keeping them (the prefix the receiver already holds).
     func skip(_ count: UInt64) throws(SessionError) {
         var left = count

@@ -73,17 +73,22 @@ extension Session {
         let sending = { [self] () async throws(SessionError) -> TransferProgress in
             do throws(SessionError) {
                 try await offload { () throws(SessionError) in try file.skip(from) }
-                // Reading (and hashing) the next block overlaps with sending the current one.
+                // Reading (and hashing) the next block overlaps with sending the current one. A block comes in pieces
+                // of one chunk each, which go on the wire without another copy.
                 let blockSize = 1 << 20
+                let pieceSize = SessionCore.chunkSize
                 var remaining = metadata.size - from
                 let first = Int(min(remaining, UInt64(blockSize)))
-                var block = try await offload { () throws(SessionError) in try file.read(upTo: first) }
+                var block = try await offload { () throws(SessionError) in
+                    try file.read(upTo: first, pieceSize: pieceSize)
+                }
                 while remaining > 0 {
-                    guard !block.isEmpty else { throw SessionError(.io, "\(path) became shorter while being sent") }
-                    remaining -= UInt64(block.count)
+                    let count = block.reduce(0) { $0 + $1.count }
+                    guard count > 0 else { throw SessionError(.io, "\(path) became shorter while being sent") }
+                    remaining -= UInt64(count)
                     let wanted = Int(min(remaining, UInt64(blockSize)))
                     async let next = offload { () throws(SessionError) in
-                        wanted > 0 ? try file.read(upTo: wanted) : []
+                        wanted > 0 ? try file.read(upTo: wanted, pieceSize: pieceSize) : []
                     }
                     let current = block
                     try await run { $0.writeStream(streamKey, current) }

@@ -124,19 +124,21 @@ extension SessionCore {
         return promise.futureResult.map { (streamID, $0) }
     }
 
-    /// Queues `bytes` on an open stream; succeeds once every byte is on the reliable channel.
-    func writeStream(_ key: StreamKey, _ bytes: [UInt8]) -> EventLoopFuture<Void> {
+    /// Queues `pieces` on an open stream, in order; succeeds once every byte is on the reliable channel. A piece of at
+    /// most `chunkSize` bytes goes as one chunk without a copy.
+    func writeStream(_ key: StreamKey, _ pieces: [[UInt8]]) -> EventLoopFuture<Void> {
         guard let stream = outgoing[key], case .open = stream.phase else {
             return loop.makeFailedFuture(notOpen(key))
         }
         guard stream.parked == nil else {
             return loop.makeFailedFuture(SessionError(.invalidArgument, "one write at a time on a stream"))
         }
-        if stream.kind == .resource, stream.sent + UInt64(bytes.count) > stream.size {
+        let count = pieces.reduce(0) { $0 + $1.count }
+        if stream.kind == .resource, stream.sent + UInt64(count) > stream.size {
             return loop.makeFailedFuture(SessionError(.invalidArgument, "more bytes than the resource's size"))
         }
         let promise = loop.makePromise(of: Void.self)
-        stream.parked = (bytes, 0, promise)
+        stream.parked = OutgoingStreamState.Write(pieces: pieces.filter { !$0.isEmpty }, promise: promise)
         if let peer = peers[key.peer] { pump(stream, peer: peer) }
         return promise.futureResult
     }
@@ -144,16 +146,21 @@ extension SessionCore {
     /// Sends what credit and the reliable channel's room allow of a stream's waiting write.
     private func pump(_ stream: OutgoingStreamState, peer: PeerRecord) {
         guard var parked = stream.parked else { return }
-        while parked.done < parked.bytes.count {
+        while parked.piece < parked.pieces.count {
+            let piece = parked.pieces[parked.piece]
             let allowed = stream.limit > stream.sent ? stream.limit - stream.sent : 0
-            let count = min(Self.chunkSize, parked.bytes.count - parked.done, Int(min(allowed, UInt64(Int.max))))
+            let count = min(Self.chunkSize, piece.count - parked.done, Int(min(allowed, UInt64(Int.max))))
             guard count > 0, peer.reliable.replayBytes < Self.bulkLimit, peer.outbox.isEmpty else { break }
-            let chunk = Array(parked.bytes[parked.done..<(parked.done + count)])
+            let chunk = count == piece.count ? piece : Array(piece[parked.done..<(parked.done + count)])
             sendSequenced(.streamChunk(StreamChunk(id: stream.key.id, offset: stream.sent, bytes: chunk)), to: peer)
             stream.sent += UInt64(count)
             parked.done += count
+            if parked.done == piece.count {
+                parked.piece += 1
+                parked.done = 0
+            }
         }
-        if parked.done == parked.bytes.count {
+        if parked.piece == parked.pieces.count {
             stream.parked = nil
             parked.promise.succeed()
         } else {
@@ -167,7 +174,7 @@ extension SessionCore {
         guard let stream = outgoing[key], case .open = stream.phase, let peer = peers[key.peer] else {
             return loop.makeFailedFuture(notOpen(key))
         }
-        sendSequenced(.streamEnd(StreamEnd(id: key.id, fromOpener: true, status: .finished, digest: digest)), to: peer)
+        endStream(key.id, to: peer, fromOpener: true, .finished, digest: digest)
         guard stream.kind == .resource else {
             outgoing[key] = nil
             return loop.makeSucceededVoidFuture()
@@ -177,17 +184,22 @@ extension SessionCore {
         return promise.futureResult
     }
 
+    /// Sends `streamEnd` for stream `id` to `peer`, the reason cut to its limit at a character boundary.
+    func endStream(
+        _ id: UInt32, to peer: PeerRecord, fromOpener: Bool, _ status: StreamStatus, digest: [UInt8] = [],
+        reason: String = ""
+    ) {
+        var cut = reason
+        while cut.utf8.count > Wire.maxStreamReasonLength { cut.removeLast() }
+        sendSequenced(
+            .streamEnd(StreamEnd(id: id, fromOpener: fromOpener, status: status, digest: digest, reason: cut)),
+            to: peer)
+    }
+
     /// Cancels a stream this peer opened; the receiver is told, and a waiting write fails.
     func cancelOutgoing(_ key: StreamKey, reason: String) {
         guard let stream = outgoing.removeValue(forKey: key) else { return }
-        if let peer = peers[key.peer] {
-            sendSequenced(
-                .streamEnd(
-                    StreamEnd(
-                        id: key.id, fromOpener: true, status: .cancelled,
-                        reason: String(reason.utf8.prefix(200))
-                            ?? "cancelled")), to: peer)
-        }
+        if let peer = peers[key.peer] { endStream(key.id, to: peer, fromOpener: true, .cancelled, reason: reason) }
         let error = SessionError(.cancelled, "cancelled: \(reason)")
         fail(stream, error)
         if stream.kind == .resource { reportSending(stream, phase: .cancelled(byPeer: false, reason: reason)) }
@@ -252,14 +264,7 @@ extension SessionCore {
     /// Cancels a stream or a transfer from its receiver's side: the opener is told; a partial file is removed.
     func cancelIncoming(_ key: StreamKey, reason: String) {
         guard let stream = incoming.removeValue(forKey: key) else { return }
-        if let peer = peers[key.peer] {
-            sendSequenced(
-                .streamEnd(
-                    StreamEnd(
-                        id: key.id, fromOpener: false, status: .cancelled,
-                        reason: String(reason.utf8.prefix(200))
-                            ?? "cancelled")), to: peer)
-        }
+        if let peer = peers[key.peer] { endStream(key.id, to: peer, fromOpener: false, .cancelled, reason: reason) }
         stream.reader?.fail(SessionError(.cancelled, "cancelled: \(reason)"))
         stream.reader = nil
         if stream.kind == .resource {
@@ -388,7 +393,7 @@ extension SessionCore {
 
     private func refuse(_ id: UInt32, from peer: PeerRecord, _ status: StreamStatus, _ reason: String) {
         logger.debug("refusing stream \(id) of \(peer.name): \(reason)")
-        sendSequenced(.streamEnd(StreamEnd(id: id, fromOpener: false, status: status, reason: reason)), to: peer)
+        endStream(id, to: peer, fromOpener: false, status, reason: reason)
     }
 
     func receivedStreamChunk(_ chunk: StreamChunk, from peer: PeerRecord) {
@@ -478,9 +483,7 @@ extension SessionCore {
             case .success:
                 core.incoming[stream.key] = nil
                 if let peer = core.peers[stream.key.peer] {
-                    core.sendSequenced(
-                        .streamEnd(StreamEnd(id: stream.key.id, fromOpener: false, status: .finished, digest: digest)),
-                        to: peer)
+                    core.endStream(stream.key.id, to: peer, fromOpener: false, .finished, digest: digest)
                 }
                 core.logger.debug("received \"\(stream.name)\" into \(destination)")
                 core.reportReceiving(stream, phase: .finished(path: destination, sha256: digest.hexString))
@@ -495,11 +498,7 @@ extension SessionCore {
         incoming[stream.key] = nil
         logger.debug("stream \(stream.key.id) from \(stream.key.peer) failed: \(reason)")
         if let peer = peers[stream.key.peer] {
-            sendSequenced(
-                .streamEnd(
-                    StreamEnd(
-                        id: stream.key.id, fromOpener: false, status: .failed,
-                        reason: String(reason.utf8.prefix(Wire.maxStreamReasonLength - 3)) ?? "failed")), to: peer)
+            endStream(stream.key.id, to: peer, fromOpener: false, .failed, reason: reason)
         }
         stream.reader?.fail(SessionError(.transferFailed, reason))
         stream.reader = nil

@@ -23,9 +23,17 @@ final class OutgoingStreamState {
     var limit: UInt64 = 0
     /// Where the receiver resumed (its first credit).
     var resumedFrom: UInt64 = 0
-    /// A write that waits for credit or for room on the reliable channel: its bytes, how many already went, and
-    /// the writer's promise.
-    var parked: (bytes: [UInt8], done: Int, promise: EventLoopPromise<Void>)?
+    /// A write that waits for credit or for room on the reliable channel.
+    var parked: Write?
+
+    /// A writer's pieces, where sending stands in them, and the writer's promise.
+    struct Write {
+        var pieces: [[UInt8]]
+        /// The piece being sent, and how many of its bytes already went.
+        var piece = 0
+        var done = 0
+        let promise: EventLoopPromise<Void>
+    }
     var lastProgress = NIODeadline.uptimeNanoseconds(0)
     /// Called on the event loop with each progress value of a resource, besides the event.
     var onProgress: (@Sendable (TransferProgress) -> Void)?
