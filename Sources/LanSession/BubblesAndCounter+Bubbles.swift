@@ -6,7 +6,7 @@ extension BubblesAndCounter {
     func grant(_ view: UInt8, to id: PeerID) {
         guard let state = bubbles.request(view, by: id) else { return }
         context.emit(.holder(view: view, holder: id))
-        for peer in context.connectedPeers { context.sendReliably(.bubbleState(state), to: peer) }
+        context.sendToConnectedPeers(.bubbleState(state), reliably: true)
     }
 
     /// Asks for a bubble: granted at once when this peer coordinates, otherwise when the coordinator says so.
@@ -16,7 +16,7 @@ extension BubblesAndCounter {
         if layout.coordinator == localPeer {
             grant(view, to: localPeer)
         }
-        for peer in context.connectedPeers { context.sendReliably(.pickUp(view: view), to: peer) }
+        context.sendToConnectedPeers(.pickUp(view: view), reliably: true)
     }
 
     /// Moves a bubble this peer holds; the move goes unreliably to every connected peer.
@@ -30,7 +30,7 @@ extension BubblesAndCounter {
         let move = Move(view: view, x: x, y: y, sequence: moveSequence[Int(view)])
         _ = bubbles.apply(move, from: localPeer)
         context.emit(.move(view: view, x: x, y: y, by: localPeer))
-        for peer in context.connectedPeers { context.sendUnreliably(.move(move), to: peer) }
+        context.sendToConnectedPeers(.move(move), reliably: false)
     }
 
     /// Drops a bubble this peer holds at its final position; the drop goes reliably to everyone.

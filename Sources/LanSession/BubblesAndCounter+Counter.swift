@@ -46,7 +46,7 @@ extension BubblesAndCounter {
     private func commitIncrement(to target: UInt64) throws(SessionError) -> UInt64 {
         guard context.isRunning else { throw SessionError(.notRunning, "the session was stopped") }
         if replica.commitLocal(target) {
-            for peer in context.memberIDs {
+            context.forEachMember { peer in
                 replica.sentLocal(to: peer)  // first: an overflow while sending forgets it again
                 context.sendReliably(.counterIncrement(count: target), to: peer)
             }

@@ -123,7 +123,7 @@ final class BubblesAndCounter: SessionApplication {
         layout = newLayout
         context.emit(.layout(newLayout.indexes))
         guard newLayout.coordinator == localPeer else { return true }
-        for peer in connected { context.sendReliably(.layout(newLayout.entries), to: peer) }
+        context.sendToConnectedPeers(.layout(newLayout.entries), reliably: true)
         // As coordinator, free the bubbles of peers that are gone and tell everyone where every bubble stands.
         let present = Set(connected + [localPeer])
         var changed = false
@@ -136,8 +136,7 @@ final class BubblesAndCounter: SessionApplication {
         }
         if changed || previousCoordinator != localPeer {
             for index in 0..<BubbleBoard.count {
-                let state = bubbles.state(UInt8(index))
-                for peer in connected { context.sendReliably(.bubbleState(state), to: peer) }
+                context.sendToConnectedPeers(.bubbleState(bubbles.state(UInt8(index))), reliably: true)
             }
         }
         return true

@@ -35,16 +35,17 @@ protocol ApplicationContext: AnyObject {
     var isRunning: Bool { get }
     /// Peers connected now.
     var connectedPeers: [PeerID] { get }
-    /// Members: connected now, or connected before and expected back (what is sent to them waits for them).
-    var memberIDs: [PeerID] { get }
+    /// Calls `body` with each member: connected now, or connected before and expected back (what is sent to them
+    /// waits for them). No array is made: this runs per message.
+    func forEachMember(_ body: (PeerID) -> Void)
     /// The display name of `peer` (empty until its hello).
     func name(of peer: PeerID) -> String
     /// Sends `message` on the reliable channel to `peer` (exactly once, in order; kept while it is away).
     func sendReliably(_ message: Message, to peer: PeerID)
     /// Sends `message` reliably to every member.
     func sendReliablyToMembers(_ message: Message)
-    /// Sends `message` as a datagram where they get through, on the reliable link otherwise.
-    func sendUnreliably(_ message: Message, to peer: PeerID)
+    /// Sends `message` to every connected peer, reliably or (as a datagram where they get through) not.
+    func sendToConnectedPeers(_ message: Message, reliably: Bool)
     /// Hands `event` to every subscriber.
     func emit(_ event: SessionEvent)
 }

@@ -6,7 +6,9 @@ extension SessionCore: ApplicationContext {
 
     var connectedPeers: [PeerID] { peers.values.filter(\.isConnected).map(\.id) }
 
-    var memberIDs: [PeerID] { peers.values.filter(\.isMember).map(\.id) }
+    func forEachMember(_ body: (PeerID) -> Void) {
+        for peer in peers.values where peer.isMember { body(peer.id) }
+    }
 
     func name(of peer: PeerID) -> String { peers[peer]?.name ?? "" }
 
@@ -19,9 +21,10 @@ extension SessionCore: ApplicationContext {
         broadcastSequenced(message)
     }
 
-    func sendUnreliably(_ message: Message, to peer: PeerID) {
-        guard let record = peers[peer] else { return }
-        sendUnreliable(message, to: record)
+    func sendToConnectedPeers(_ message: Message, reliably: Bool) {
+        for peer in peers.values where peer.isConnected {
+            if reliably { sendSequenced(message, to: peer) } else { sendUnreliable(message, to: peer) }
+        }
     }
 
     func emit(_ event: SessionEvent) {
