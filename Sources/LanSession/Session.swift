@@ -211,37 +211,23 @@ public final class Session: Sendable {
     func call<T: Sendable>(
         _ body: @escaping @Sendable (SessionCore) throws(SessionError) -> T
     ) async throws(SessionError) -> T {
-        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
-        let parts = self.parts
-        do {
-            return try await loop.submit { () throws -> T in try body(parts.value.core) }.get()
-        } catch {
-            throw SessionError(error)
+        try await onLoop { parts in
+            Self.completed(on: parts.core.loop) { () throws(SessionError) in try body(parts.core) }
         }
     }
 
     func run<T: Sendable>(
         _ body: @escaping @Sendable (SessionCore) -> EventLoopFuture<T>
     ) async throws(SessionError) -> T {
-        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
-        let parts = self.parts
-        do {
-            return try await loop.flatSubmit { body(parts.value.core) }.get()
-        } catch {
-            throw SessionError(error)
-        }
+        try await onLoop { body($0.core) }
     }
 
     /// Runs `body` with the application of the original apps on the loop.
     func application<T: Sendable>(
         _ body: @escaping @Sendable (BubblesAndCounter) throws(SessionError) -> T
     ) async throws(SessionError) -> T {
-        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
-        let parts = self.parts
-        do {
-            return try await loop.submit { () throws -> T in try body(parts.value.application) }.get()
-        } catch {
-            throw SessionError(error)
+        try await onLoop { parts in
+            Self.completed(on: parts.core.loop) { () throws(SessionError) in try body(parts.application) }
         }
     }
 
@@ -249,12 +235,29 @@ public final class Session: Sendable {
     func application<T: Sendable>(
         _ body: @escaping @Sendable (BubblesAndCounter) -> EventLoopFuture<T>
     ) async throws(SessionError) -> T {
+        try await onLoop { body($0.application) }
+    }
+
+    /// The one hop to the loop behind every call: refused once stopped; failures come back as `SessionError`s.
+    private func onLoop<T: Sendable>(
+        _ body: @escaping @Sendable (Parts) -> EventLoopFuture<T>
+    ) async throws(SessionError) -> T {
         guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
         let parts = self.parts
         do {
-            return try await loop.flatSubmit { body(parts.value.application) }.get()
+            return try await loop.flatSubmit { body(parts.value) }.get()
         } catch {
             throw SessionError(error)
+        }
+    }
+
+    private static func completed<T: Sendable>(
+        on loop: any EventLoop, _ body: () throws(SessionError) -> T
+    ) -> EventLoopFuture<T> {
+        do {
+            return loop.makeSucceededFuture(try body())
+        } catch {
+            return loop.makeFailedFuture(error)
         }
     }
 
