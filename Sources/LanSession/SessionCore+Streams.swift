@@ -531,7 +531,10 @@ extension SessionCore {
             guard let stream = incoming[key] else { return }
             stream.end = end
             if end.status != .finished {
-                incoming[key] = nil
+                // What was not read yet is dropped; the reader's next read (or the one waiting) fails with the reason.
+                stream.buffered = []
+                stream.bufferedHead = 0
+                if stream.kind == .resource || stream.reader != nil { incoming[key] = nil }
                 stream.reader?.fail(SessionError(.cancelled, "the opener ended the stream: \(end.describe)"))
                 stream.reader = nil
                 if stream.kind == .resource {
