@@ -35,14 +35,13 @@ struct Watch: ParsableCommand {
         try daemon.send(ControlRequest(command: "watch"))
         guard let acknowledgement = try daemon.readLine(deadline: deadline) else { return }
         _ = try daemon.reply(from: acknowledgement)
-        let clock = EventClock()
         var seen = 0
         while count.map({ seen < $0 }) ?? true {
             guard let line = try daemon.readLine(deadline: deadline) else { return }
             let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if text.isEmpty { continue }
             if global.json {
-                Output.line(Self.stamped(text, time: clock.now()))
+                Output.line(text)  // the daemon stamps each event with "time"
             } else if let event = try? JSONDecoder().decode(EventResult.self, from: line) {
                 Output.line(event.humanText)
             } else {
@@ -51,26 +50,4 @@ struct Watch: ParsableCommand {
             seen += 1
         }
     }
-
-    /// The event object `text` with a `time` member first, unless the daemon already stamped it (it does since
-    /// 0.12: when it saw the event); other lines as they are.
-    static func stamped(_ text: String, time: String) -> String {
-        guard text.hasPrefix("{"), RawJSON.member("time", in: Array(text.utf8)) == nil else { return text }
-        let rest = text.dropFirst().drop(while: \.isWhitespace)
-        let member = "\"time\":\"\(time)\""
-        return rest.hasPrefix("}") ? "{\(member)}" : "{\(member),\(rest)"
-    }
-}
-
-/// Now in ISO 8601, UTC, with milliseconds: "2026-11-23T22:40:01.123Z".
-final class EventClock {
-    private let formatter: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter
-    }()
-
-    /// The current time.
-    func now() -> String { formatter.string(from: Date()) }
 }
