@@ -60,7 +60,7 @@ struct PayloadEndToEndTests {
         #expect(digest.count == 64, "\(made.stderr)")
 
         // Baseline, same hosts, same run: a raw TCP copy of the file into host 2's /run.
-        let raw = try rawCopy(cluster, file: file.path)
+        let raw = try await rawCopy(cluster, file: file.path)
         print(
             String(format: "measured: raw TCP copy host 1 → host 2: %.3f s, %.1f MB/s", raw, Double(size) / raw / 1e6))
 
@@ -118,60 +118,28 @@ struct PayloadEndToEndTests {
         #expect(busyP99 < 50_000, "small messages wait behind the transfer: p99 \(busyP99) µs")
     }
 
+    /// scripts/lib/raw-copy.py, the raw TCP copy `scripts/bench push` compares with too.
+    static let rawCopyProgram = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/lib/raw-copy.py").path
+
     /// Copies `file` from host 1 to host 2 over one TCP connection (sendfile, then recv into a file in host 2's
     /// /run); returns the receiver's seconds from accept to the last byte written and synced.
-    func rawCopy(_ cluster: Cluster, file: String) throws -> Double {
+    func rawCopy(_ cluster: Cluster, file: String) async throws -> Double {
         let receiver = try cluster.lab.spawn(
-            2,
-            [
-                "python3", "-c",
-                """
-                import json, os, socket, time
-                s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind(("0.0.0.0", 47100)); s.listen(1)
-                print(json.dumps({"listening": True}), flush=True)
-                c, _ = s.accept(); t = time.monotonic(); n = 0; buf = bytearray(1 << 20)
-                with open("/run/raw-copy.bin", "wb") as f:
-                    while True:
-                        k = c.recv_into(buf)
-                        if not k: break
-                        f.write(memoryview(buf)[:k]); n += k
-                    f.flush(); os.fsync(f.fileno())
-                print(json.dumps({"bytes": n, "seconds": time.monotonic() - t}), flush=True)
-                os.unlink("/run/raw-copy.bin")
-                """,
-            ])
+            2, ["python3", Self.rawCopyProgram, "receive", "47100", "/run/raw-copy.bin"])
         defer { receiver.stop() }
-        guard receiver.events.isEmpty else { throw TestLabError("raw receiver spoke early") }
-        let address = try cluster.lab.address(2)
-        var listening = false
-        for _ in 0..<200 where !listening {
-            listening = receiver.events.contains { $0["listening"] != nil }
-            if !listening { usleep(10_000) }
+        guard await receiver.waitFor(timeout: 10, { $0["listening"] != nil }) != nil else {
+            throw TestLabError("raw receiver did not listen: \(receiver.stderr)")
         }
-        guard listening else { throw TestLabError("raw receiver did not listen: \(receiver.stderr)") }
         let sent = try cluster.lab.run(
-            1,
-            [
-                "python3", "-c",
-                """
-                import os, socket, sys
-                c = socket.create_connection((sys.argv[1], 47100))
-                with open(sys.argv[2], "rb") as f:
-                    size = os.fstat(f.fileno()).st_size; offset = 0
-                    while offset < size: offset += os.sendfile(c.fileno(), f.fileno(), offset, size - offset)
-                c.close()
-                """, address, file,
-            ], timeout: 120)
+            1, ["python3", Self.rawCopyProgram, "send", try cluster.lab.address(2), "47100", file], timeout: 120)
         guard sent.status == 0 else { throw TestLabError("raw sender failed: \(sent.stderr)") }
-        for _ in 0..<1000 {
-            if let done = receiver.events.first(where: { $0["seconds"] != nil }),
-                let seconds = done["seconds"] as? Double
-            {
-                return seconds
-            }
-            usleep(10_000)
+        guard let done = await receiver.waitFor(timeout: 30, { $0["seconds"] != nil }),
+            let seconds = done["seconds"] as? Double
+        else {
+            throw TestLabError("raw receiver did not finish: \(receiver.stderr)")
         }
-        throw TestLabError("raw receiver did not finish: \(receiver.stderr)")
+        return seconds
     }
 }

@@ -6,7 +6,6 @@
 # --fresh removes host 2's state before each start: a new peer id each time, as a new machine would have.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 json=0
 trials=20
 fresh=0
@@ -26,41 +25,18 @@ while (($#)); do
     esac
     shift
 done
-[[ $(id -u) -eq 0 ]] || { echo "bench join: needs root (test hosts)" >&2; exit 1; }
-
-cd "$root"
-swift build -c release --product sessiond >&2
-swift build -c release --product session-client >&2
-bin=$(swift build -c release --show-bin-path)
-
-work=$(mktemp -d)
-lab=""
-cleanup() {
-    local file
-    for file in "$work"/*.pid; do
-        if [[ -f $file ]]; then kill "$(<"$file")" 2>/dev/null || true; fi
-    done
-    sleep 0.3
-    [[ -z $lab ]] || scripts/testnet down "$lab" >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-lab=$(scripts/testnet up 2 --ttl 900 --prefix join)
-# Foreground commands; background ones call scripts/testnet directly, so that $! is the command itself.
-in_host() { scripts/testnet exec "$lab" "$@"; }
-scripts/testnet exec "$lab" 1 "$bin/sessiond" --name h1 --session join-bench --port 47000 --state-dir /run/join-state \
-    --log-level warning &
-echo $! >"$work/d1.pid"
+# shellcheck source=scripts/lib/bench-lab.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-lab.sh"
+bench_lab_up join 2
+spawn_in 1 "$bin/sessiond" --name h1 --session join-bench --port 47000 --state-dir /run/join-state --log-level warning
 sleep 2  # its advertisement is established
 
 for trial in $(seq "$trials"); do
     if ((fresh)); then in_host 2 rm -rf /run/join-state; fi
     start=$(date +%s%N)
-    scripts/testnet exec "$lab" 2 "$bin/sessiond" --name h2 --session join-bench --port 47000 --state-dir /run/join-state \
-        --log-level warning &
-    daemon=$!
-    echo "$daemon" >"$work/d2.pid"
+    spawn_in 2 "$bin/sessiond" --name h2 --session join-bench --port 47000 --state-dir /run/join-state \
+        --log-level warning
+    daemon=$spawned_pid
     joined=""
     for _ in $(seq 500); do
         if in_host 2 "$bin/session-client" --json status 2>/dev/null | grep -q '"peers":1'; then

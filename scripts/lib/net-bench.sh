@@ -7,7 +7,6 @@
 # to sockperf TCP and to ENet reliable; with --json one object per line with a "metric" field.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 json=0
 rounds=3
 seconds=3
@@ -38,49 +37,24 @@ while (($#)); do
     esac
     shift
 done
-[[ $(id -u) -eq 0 ]] || { echo "bench net: needs root (test hosts)" >&2; exit 1; }
-
-cd "$root"
+# shellcheck source=scripts/lib/bench-lab.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-lab.sh"
 # shellcheck source=scripts/lib/packages.sh
 source "$root/scripts/lib/packages.sh"
+trap restore_policy EXIT  # until the lab's cleanup takes over
 ensure_packages sockperf libenet-dev gcc python3
-swift build -c release --product sessiond >&2
-swift build -c release --product session-client >&2
-bin=$(swift build -c release --show-bin-path)
-
-work=$(mktemp -d)
-lab=""
-cleanup() {
-    local file
-    restore_policy
-    for file in "$work"/*.pid; do
-        if [[ -f $file ]]; then kill "$(<"$file")" 2>/dev/null || true; fi
-    done
-    sleep 0.3
-    [[ -z $lab ]] || scripts/testnet down "$lab" >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+bench_lab_up net 2
 gcc -O2 -Wall -Wextra -o "$work/enet_pingpong" Benchmarks/enet-pingpong/enet_pingpong.c -lenet
-
-lab=$(scripts/testnet up 2 --ttl 900 --prefix net)
-# Foreground commands; background ones call scripts/testnet directly, so that $! is the command itself.
-in_host() { scripts/testnet exec "$lab" "$@"; }
 address1=$(scripts/testnet addr "$lab" 1)
 address2=$(scripts/testnet addr "$lab" 2)
 
-scripts/testnet exec "$lab" 2 sockperf server --tcp -i "$address2" -p 11111 >/dev/null 2>&1 &
-echo $! >"$work/sockperf-tcp.pid"
-scripts/testnet exec "$lab" 2 sockperf server -i "$address2" -p 11112 >/dev/null 2>&1 &
-echo $! >"$work/sockperf-udp.pid"
-scripts/testnet exec "$lab" 2 "$work/enet_pingpong" server 11113 >/dev/null &
-echo $! >"$work/enet.pid"
-scripts/testnet exec "$lab" 1 "$bin/sessiond" --name h1 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
-    --log-level warning &
-echo $! >"$work/d1.pid"
-scripts/testnet exec "$lab" 2 "$bin/sessiond" --name h2 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
-    --peer "$address1:47000" --log-level warning &
-echo $! >"$work/d2.pid"
+spawn_in 2 sockperf server --tcp -i "$address2" -p 11111 >/dev/null 2>&1
+spawn_in 2 sockperf server -i "$address2" -p 11112 >/dev/null 2>&1
+spawn_in 2 "$work/enet_pingpong" server 11113 >/dev/null
+spawn_in 1 "$bin/sessiond" --name h1 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
+    --log-level warning
+spawn_in 2 "$bin/sessiond" --name h2 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
+    --peer "$address1:47000" --log-level warning
 for _ in $(seq 100); do
     if in_host 1 "$bin/session-client" --json peers 2>/dev/null | grep -q '"unreliable":"udp"'; then break; fi
     sleep 0.1

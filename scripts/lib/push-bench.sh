@@ -5,7 +5,6 @@
 # --rate shapes host 1's link (tc tbf, e.g. 1gbit) as a real LAN would limit it; --secret seals the links.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 megabytes=200
 rate=""
 secret=0
@@ -29,29 +28,9 @@ while (($#)); do
     esac
     shift
 done
-[[ $(id -u) -eq 0 ]] || { echo "bench push: needs root (test hosts)" >&2; exit 1; }
-
-cd "$root"
-swift build -c release --product sessiond >&2
-swift build -c release --product session-client >&2
-bin=$(swift build -c release --show-bin-path)
-
-work=$(mktemp -d)
-lab=""
-cleanup() {
-    local file
-    for file in "$work"/*.pid; do
-        if [[ -f $file ]]; then kill "$(<"$file")" 2>/dev/null || true; fi
-    done
-    sleep 0.3
-    [[ -z $lab ]] || scripts/testnet down "$lab" >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-lab=$(scripts/testnet up 2 --ttl 600 --prefix push)
-# Foreground commands; background ones call scripts/testnet directly, so that $! is the command itself.
-in_host() { scripts/testnet exec "$lab" "$@"; }
+# shellcheck source=scripts/lib/bench-lab.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-lab.sh"
+bench_lab_up push 2
 address1=$(scripts/testnet addr "$lab" 1)
 address2=$(scripts/testnet addr "$lab" 2)
 file="$work/payload.bin"
@@ -64,12 +43,10 @@ if ((secret)); then
     chmod 600 "$work/secret"
     extra=(--secret-file "$work/secret")
 fi
-scripts/testnet exec "$lab" 1 "$bin/sessiond" --name h1 --session push-bench --port 47000 --no-discovery --state-dir /run/push-state \
-    --log-level warning ${extra[@]+"${extra[@]}"} &
-echo $! >"$work/d1.pid"
-scripts/testnet exec "$lab" 2 "$bin/sessiond" --name h2 --session push-bench --port 47000 --no-discovery --state-dir /run/push-state \
-    --peer "$address1:47000" --log-level warning ${extra[@]+"${extra[@]}"} &
-echo $! >"$work/d2.pid"
+spawn_in 1 "$bin/sessiond" --name h1 --session push-bench --port 47000 --no-discovery --state-dir /run/push-state \
+    --log-level warning ${extra[@]+"${extra[@]}"}
+spawn_in 2 "$bin/sessiond" --name h2 --session push-bench --port 47000 --no-discovery --state-dir /run/push-state \
+    --peer "$address1:47000" --log-level warning ${extra[@]+"${extra[@]}"}
 for _ in $(seq 100); do
     if in_host 1 "$bin/session-client" --json status 2>/dev/null | grep -q '"peers":1'; then break; fi
     sleep 0.1
@@ -79,37 +56,15 @@ if [[ -n $rate ]]; then
 fi
 
 # The baseline: one TCP connection, sendfile on host 1, recv into a file in host 2's /run (where the inbox is).
-in_host 2 python3 -c '
-import json, os, socket, time
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", 47100)); s.listen(1)
-print("listening", flush=True)
-c, _ = s.accept(); t = time.monotonic(); n = 0; buf = bytearray(1 << 20)
-with open("/run/raw-copy.bin", "wb") as f:
-    while True:
-        k = c.recv_into(buf)
-        if not k: break
-        f.write(memoryview(buf)[:k]); n += k
-    f.flush(); os.fsync(f.fileno())
-print(json.dumps({"bytes": n, "seconds": time.monotonic() - t}), flush=True)
-os.unlink("/run/raw-copy.bin")
-' >"$work/raw.out" &
-echo $! >"$work/raw.pid"
+spawn_in 2 python3 "$root/scripts/lib/raw-copy.py" receive 47100 /run/raw-copy.bin >"$work/raw.out"
 for _ in $(seq 100); do grep -q listening "$work/raw.out" 2>/dev/null && break; sleep 0.05; done
-in_host 1 python3 -c '
-import os, socket, sys
-c = socket.create_connection((sys.argv[1], 47100))
-with open(sys.argv[2], "rb") as f:
-    size = os.fstat(f.fileno()).st_size; offset = 0
-    while offset < size: offset += os.sendfile(c.fileno(), f.fileno(), offset, size - offset)
-c.close()
-' "$address2" "$file"
+in_host 1 python3 "$root/scripts/lib/raw-copy.py" send "$address2" 47100 "$file"
 for _ in $(seq 600); do grep -q seconds "$work/raw.out" && break; sleep 0.05; done
 raw=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["seconds"])' "$work/raw.out")
 
 idle=$(in_host 1 "$bin/session-client" --json bench --peer h2 --count 500)
-scripts/testnet exec "$lab" 1 "$bin/session-client" --json push "$file" --to h2 >"$work/push.out" &
-push=$!
+spawn_in 1 "$bin/session-client" --json push "$file" --to h2 >"$work/push.out"
+push=$spawned_pid
 for _ in $(seq 200); do grep -q '"started"' "$work/push.out" 2>/dev/null && break; sleep 0.01; done
 busy=$(in_host 1 "$bin/session-client" --json bench --peer h2 --count 200)
 wait "$push"
