@@ -43,16 +43,15 @@ final class EventFanout: Sendable {
     /// Gives `event` to every subscriber.
     func yield(_ event: SessionEvent) {
         state.withLock { state in
-            for (id, var subscriber) in state.subscribers {
-                if subscriber.missed > 0 {
-                    guard case .enqueued = subscriber.continuation.yield(.eventsMissed(subscriber.missed)) else {
-                        state.subscribers[id]?.missed += 1
-                        continue
-                    }
-                    subscriber.missed = 0
+            for (id, subscriber) in state.subscribers {
+                var missed = subscriber.missed
+                if missed > 0, case .enqueued = subscriber.continuation.yield(.eventsMissed(missed)) { missed = 0 }
+                if missed > 0 {
+                    missed += 1  // the notice did not fit: neither does this event
+                } else if case .dropped = subscriber.continuation.yield(event) {
+                    missed = 1
                 }
-                if case .dropped = subscriber.continuation.yield(event) { subscriber.missed += 1 }
-                state.subscribers[id] = subscriber
+                if missed != subscriber.missed { state.subscribers[id]?.missed = missed }
             }
         }
     }

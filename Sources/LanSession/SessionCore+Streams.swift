@@ -341,7 +341,6 @@ extension SessionCore {
                 return
             }
             incoming[key] = stream
-            stream.ready = true
             grantIfDue(stream, progress: 0, window: Self.streamWindow)
             if let owner {
                 events.yield(
@@ -375,7 +374,6 @@ extension SessionCore {
                 stream.received = file.offset
                 stream.written = file.offset
                 stream.resumedFrom = file.offset
-                stream.ready = true
                 core.reportReceiving(stream, phase: .started)
                 core.grantIfDue(stream, progress: stream.written, window: Self.resourceWindow)
                 if stream.granted == 0 && size == 0 { core.grantEmpty(stream) }

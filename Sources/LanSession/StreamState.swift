@@ -59,8 +59,8 @@ final class IncomingStreamState {
     var granted: UInt64 = 0
     /// Where this attempt started (bytes a partial file already held).
     var resumedFrom: UInt64 = 0
-    /// Ready: credit was granted (a resource's partial file is open and hashed).
-    var ready = false
+    /// Ready for chunks: a byte stream at once, a resource once its partial file is open and hashed.
+    var ready: Bool { kind == .bytes || file != nil }
 
     // Byte streams: chunks not read yet, and a reader waiting for one.
     var buffered: [[UInt8]] = []
