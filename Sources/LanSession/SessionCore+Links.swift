@@ -163,8 +163,9 @@ extension SessionCore {
                 return perform(link.machine.refuse(.duplicateLink, "duplicate link"), on: link)
             }
             logger.debug("duplicate link to \(peer.name) on \(link.path): replacing the older one")
+            peer.links[ObjectIdentifier(link)] = link  // first: a connected peer is not lost to its own replacement
             perform(existing.machine.leave(.replaced), on: existing)
-            detach(existing, from: peer)
+            detach(existing, from: peer, replacedBy: link)
         }
         peer.links[ObjectIdentifier(link)] = link
         peer.left = false
@@ -459,8 +460,10 @@ extension SessionCore {
         logger.trace("forgot \(peer.id): it never completed a handshake")
     }
 
-    /// Takes `link` away from `peer` (closed or replaced): another path takes over, or the peer is lost.
-    func detach(_ link: Link, from peer: PeerRecord) {
+    /// Takes `link` away from `peer` (closed or replaced): another path takes over, or the peer is lost. A link
+    /// replaced by a duplicate on its path (`replacedBy`, in its handshake) does not lose a connected peer: the
+    /// replacement becomes active when ready, and the peer is lost only if it closes first.
+    func detach(_ link: Link, from peer: PeerRecord, replacedBy replacement: Link? = nil) {
         guard peer.links.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
         publishLink(link, of: peer, closed: true)
         for (id, pending) in pendingInvitations where pending.link === link {
@@ -471,7 +474,17 @@ extension SessionCore {
             peer.active = nil
             if isLeader(of: peer) { choosePath(for: peer) }
         }
-        if !peer.handshakenLinks.isEmpty {
+        let replaced = replacement.map { $0.isOpen && peer.links[ObjectIdentifier($0)] === $0 } ?? false
+        if let replacement, replaced, peer.handshakenLinks.isEmpty {
+            // The replacement must be ready within the liveness timeout, or the peer is lost after all.
+            let bound = NIOLoopBound((core: self, link: replacement), eventLoop: loop)
+            loop.scheduleTask(in: configuration.livenessTimeout.timeAmount) {
+                let (core, link) = bound.value
+                guard link.isOpen, !link.machine.isHandshaken else { return }
+                core.close(link, reason: "the replacing link did not complete its handshake in time")
+            }
+        }
+        if !peer.handshakenLinks.isEmpty || replaced {
             reconcileDials(for: peer)  // the path that went is redialled; the peer stays connected meanwhile
             return
         }
