@@ -30,8 +30,10 @@ extension SessionCore {
                 break
             }
         }
-        for peer in peers.values where peer.isConnected {
-            if isLeader(of: peer) { choosePath(for: peer, now: now) }
+        for peer in peers.values where peer.isConnected || peer.active == nil {
+            // A leader keeps choosing: a peer with a handshaken link but none active yet gets one here too.
+            if isLeader(of: peer), !peer.links.isEmpty { choosePath(for: peer, now: now) }
+            guard peer.isConnected else { continue }
             if peer.reliable.ackDue, let link = peer.dataLink {
                 peer.unacknowledgedBytes = 0
                 write(.ack(sequence: peer.reliable.makeAck()), on: link)

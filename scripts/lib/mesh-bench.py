@@ -1,0 +1,286 @@
+"""The measuring half of `scripts/bench mesh N` (scripts/lib/mesh-bench.sh starts the lab and the daemons).
+
+Talks to each daemon's control socket through its host's mount namespace (/proc/HOLDER/root/run/mesh.sock): watches
+each daemon's events until every daemon counts N-1 connected peers, reads each daemon's anonymous memory, then measures CPU time
+idle and while the three bubble holders move their bubbles at 60 Hz and every other daemon sends a move-sized
+unreliable message to every peer at 60 Hz."""
+
+import argparse
+import base64
+import json
+import os
+import select
+import socket
+import statistics
+import sys
+import time
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Control:
+    """One control connection: JSON requests, one reply line each."""
+
+    def __init__(self, path, deadline):
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        self.buffer = b""
+
+    def send(self, request):
+        self.sock.sendall(json.dumps(request).encode() + b"\n")
+
+    def reply(self):
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise RuntimeError("the daemon closed its control socket")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        reply = json.loads(line)
+        if not reply.get("ok"):
+            raise RuntimeError(reply.get("error"))
+        return reply["result"]
+
+    def lines(self):
+        """The JSON lines that have arrived, without waiting for more."""
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise RuntimeError("the daemon closed its control socket")
+        self.buffer += chunk
+        *lines, self.buffer = self.buffer.split(b"\n")
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def ask(self, request):
+        self.send(request)
+        return self.reply()
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def anonymous_kib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no RssAnon for {pid}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hosts", type=int, required=True)
+    parser.add_argument("--start-ns", type=int, required=True)
+    parser.add_argument("--seconds", type=int, required=True)
+    parser.add_argument("--json", type=int, required=True)
+    parser.add_argument("--holders", required=True)
+    parser.add_argument("--daemons", required=True)
+    parser.add_argument("--avahis", required=True)
+    options = parser.parse_args()
+    n = options.hosts
+    if os.environ.get("MESH_DEBUG"):
+        print(f"{(time.time_ns() - options.start_ns) / 1e6:.0f} ms: measuring", file=sys.stderr)
+    holders = options.holders.split()
+    daemons = [int(p) for p in options.daemons.split()]
+    avahis = [int(p) for p in options.avahis.split()]
+    avahi_before = sum(cpu_seconds(pid) for pid in avahis)
+    for pid in daemons:
+        name = open(f"/proc/{pid}/comm").read().strip()
+        if name != "sessiond":
+            sys.exit(f"bench mesh: process {pid} is {name}, not sessiond")
+
+    # Each daemon's events, subscribed to as soon as its control socket is there, over a snapshot of the peers it
+    # already had then; nothing waits on one daemon while another has something to say, and nothing polls, which
+    # would take CPU from the daemons being measured.
+    deadline = time.monotonic() + 60
+    debug = bool(os.environ.get("MESH_DEBUG"))
+    watches = [None] * n
+    snapshots = [None] * n
+    acknowledged = [False] * n
+    connected = [set() for _ in range(n)]
+    serving = [None] * n  # ns since the last start when host i's control socket first answered
+    meshed = [None] * n
+    owner = {}
+    next_snapshot = time.monotonic() + 1
+
+    def resnapshot(i):
+        if snapshots[i] is not None:
+            return
+        snapshot = Control(f"/proc/{holders[i]}/root/run/mesh.sock", deadline)
+        snapshot.send({"command": "peers"})
+        snapshots[i] = snapshot
+        owner[snapshot.sock] = (i, snapshot)
+
+    while None in meshed:
+        if time.monotonic() > deadline:
+            missing = [f"h{i + 1}:{len(connected[i])}" for i in range(n) if meshed[i] is None]
+            for i in range(n):
+                if meshed[i] is None:
+                    peers = Control(f"/proc/{holders[i]}/root/run/mesh.sock", deadline + 5).ask({"command": "peers"})
+                    status = Control(f"/proc/{holders[i]}/root/run/mesh.sock", deadline + 5).ask({"command": "status"})
+                    print(f"h{i + 1}: status says {status['peers']} peers; peers lists {len(peers)}: "
+                          f"{sorted(p['name'] for p in peers)}", file=sys.stderr)
+                    for p in peers:
+                        if p["state"] != "connected":
+                            print(f"h{i + 1}: {p['name']} ({p['peerID']}) {p['state']} at {p['endpoints']} links {p.get('links')}",
+                                  file=sys.stderr)
+            sys.exit(f"bench mesh: not meshed after 60 s; peers seen: {' '.join(missing)}")
+        for i, holder in enumerate(holders):
+            if watches[i] is not None:
+                continue
+            path = f"/proc/{holder}/root/run/mesh.sock"
+            try:
+                watch = Control(path, 0)
+                snapshot = Control(path, 0)
+            except OSError:
+                continue
+            serving[i] = time.time_ns() - options.start_ns
+            watch.send({"command": "watch"})
+            snapshot.send({"command": "peers"})
+            watches[i], snapshots[i] = watch, snapshot
+            owner[watch.sock] = (i, watch)
+            owner[snapshot.sock] = (i, snapshot)
+            if debug:
+                print(f"{serving[i] / 1e6:.0f} ms: h{i + 1} serving", file=sys.stderr)
+        # A daemon that has not counted them all yet is asked again now and then: events can be missed (a slow
+        # reader's buffer), and one sent before a snapshot can arrive after it.
+        if time.monotonic() >= next_snapshot:
+            next_snapshot = time.monotonic() + 1
+            for i in range(n):
+                if meshed[i] is None and watches[i] is not None:
+                    resnapshot(i)
+        waiting = None in watches
+        ready, _, _ = select.select(list(owner), [], [], 0.002 if waiting else 1)
+        now = time.time_ns()
+        for sock in ready:
+            i, control = owner[sock]
+            for line in control.lines():
+                if control is snapshots[i]:
+                    connected[i] = {p["peerID"] for p in line["result"] if p["state"] == "connected"}
+                    del owner[sock]
+                    sock.close()
+                    snapshots[i] = None
+                elif not acknowledged[i]:
+                    acknowledged[i] = True
+                elif line.get("event") == "peerConnected":
+                    connected[i].add(line["peerID"])
+                    if debug:
+                        print(f"{(now - options.start_ns) / 1e6:.0f} ms: h{i + 1} connected to {line['name']} "
+                              f"({len(connected[i])})", file=sys.stderr)
+                elif line.get("event") in ("peerLost", "peerLeft"):
+                    connected[i].discard(line["peerID"])
+                elif line.get("event") == "eventsMissed":
+                    resnapshot(i)
+            if meshed[i] is None and len(connected[i]) == n - 1:
+                meshed[i] = now - options.start_ns
+    for watch in watches:
+        watch.sock.close()
+    for i, holder in enumerate(holders):  # what the events said, checked
+        peers = Control(f"/proc/{holder}/root/run/mesh.sock", deadline).ask({"command": "status"})["peers"]
+        if peers != n - 1:
+            sys.exit(f"bench mesh: h{i + 1} has {peers} peers after its events said {n - 1}")
+    controls = [Control(f"/proc/{holder}/root/run/mesh.sock", deadline) for holder in holders]
+    meshed_ms = [m / 1e6 for m in meshed]
+    serving_ms = [s / 1e6 for s in serving]
+    # CPU the daemons took from their start until all were meshed, and what the avahi-daemons took meanwhile.
+    mesh_cpu = [cpu_seconds(pid) for pid in daemons]
+    avahi_cpu = sum(cpu_seconds(pid) for pid in avahis) - avahi_before
+    anon = [anonymous_kib(pid) for pid in daemons]
+
+    def cpu_over(seconds, load):
+        before = [cpu_seconds(pid) for pid in daemons]
+        begin = time.monotonic()
+        sent = 0
+        if load:
+            sent = load(seconds)
+        else:
+            time.sleep(seconds)
+        elapsed = time.monotonic() - begin
+        after = [cpu_seconds(pid) for pid in daemons]
+        return [(a - b) / elapsed * 100 for a, b in zip(after, before)], sent
+
+    idle_cpu, _ = cpu_over(options.seconds, None)
+
+    # Three holders (the app has three bubbles): pick up, wait for the coordinator's grant.
+    bubble_hosts = list(range(min(3, n)))
+    for view, i in enumerate(bubble_hosts):
+        controls[i].ask({"command": "pickup", "view": view})
+    grant_deadline = time.monotonic() + 5
+    for view, i in enumerate(bubble_hosts):
+        me = controls[i].ask({"command": "status"})["peerID"]
+        while True:
+            bubbles = controls[i].ask({"command": "bubbles"})
+            if bubbles[view].get("holder") == me:
+                break
+            if time.monotonic() > grant_deadline:
+                sys.exit(f"bench mesh: h{i + 1} was not granted bubble {view}")
+            time.sleep(0.01)
+    payload = base64.b64encode(bytes(12)).decode()  # the size of a move's body
+
+    def moving(seconds):
+        frames = 0
+        period = 1 / 60
+        begin = time.monotonic()
+        while frames < seconds * 60:
+            target = begin + frames * period
+            pause = target - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+            x = float(frames % 300)
+            for i, control in enumerate(controls):
+                if i in bubble_hosts:
+                    control.send({"command": "move", "view": bubble_hosts.index(i), "x": x, "y": x})
+                else:
+                    control.send({"command": "send", "channel": "unreliable", "data": payload})
+            for control in controls:
+                control.reply()
+            frames += 1
+        return frames
+
+    load_cpu, frames = cpu_over(options.seconds, moving)
+    for view, i in enumerate(bubble_hosts):
+        controls[i].ask({"command": "drop", "view": view})
+
+    rows = [
+        {"metric": "mesh_connected_ms", "hosts": n, "last": max(meshed_ms), "median": statistics.median(meshed_ms),
+         "first": min(meshed_ms), "last_serving": max(serving_ms),
+         "after_last_serving": max(meshed_ms) - max(serving_ms)},
+        {"metric": "mesh_cpu_seconds", "hosts": n, "daemons": sum(mesh_cpu), "max": max(mesh_cpu),
+         "avahi_daemons": avahi_cpu},
+        {"metric": "mesh_anon_rss_kib", "hosts": n, "max": max(anon), "median": statistics.median(anon),
+         "min": min(anon)},
+        {"metric": "mesh_cpu_percent", "hosts": n, "load": "idle", "seconds": options.seconds,
+         "mean": statistics.mean(idle_cpu), "max": max(idle_cpu), "total": sum(idle_cpu)},
+        {"metric": "mesh_cpu_percent", "hosts": n, "load": "60Hz", "seconds": options.seconds, "frames": frames,
+         "datagrams_per_second": round(frames * n * (n - 1) / options.seconds), "mean": statistics.mean(load_cpu),
+         "max": max(load_cpu), "total": sum(load_cpu)},
+    ]
+    if options.json:
+        for row in rows:
+            print(json.dumps(row))
+        return
+    print(f"mesh of {n} test hosts, all daemons started at once")
+    print(f"  every daemon sees {n - 1} connected peers: {max(meshed_ms):.0f} ms after the last start "
+          f"(first {min(meshed_ms):.0f} ms, median {statistics.median(meshed_ms):.0f} ms)")
+    print(f"  the last daemon served its control socket {max(serving_ms):.0f} ms after the last start: "
+          f"all meshed {max(meshed_ms) - max(serving_ms):.0f} ms after that")
+    print(f"  CPU until then: all daemons {sum(mesh_cpu):.2f} s (max {max(mesh_cpu):.2f} s), "
+          f"all avahi-daemons {avahi_cpu:.2f} s")
+    print(f"  anonymous memory per daemon: median {statistics.median(anon) / 1024:.1f} MiB, "
+          f"max {max(anon) / 1024:.1f} MiB")
+    print(f"  CPU per daemon, % of a core, idle:  mean {statistics.mean(idle_cpu):.2f}  max {max(idle_cpu):.2f}  "
+          f"all daemons {sum(idle_cpu):.1f}")
+    print(f"  CPU per daemon, % of a core, 60 Hz: mean {statistics.mean(load_cpu):.2f}  max {max(load_cpu):.2f}  "
+          f"all daemons {sum(load_cpu):.1f}  ({rows[4]['datagrams_per_second']} datagrams/s received in all)")
+
+
+if __name__ == "__main__":
+    main()
