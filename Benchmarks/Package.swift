@@ -44,6 +44,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Increments and data messages per second over one reliable link next to plain SwiftNIO TCP.
+        .executableTarget(
+            name: "throughput-bench",
+            dependencies: [
+                .product(name: "LanSession", package: "LanSession"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

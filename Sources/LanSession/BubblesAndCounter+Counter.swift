@@ -36,6 +36,13 @@ extension BubblesAndCounter {
         return promise.futureResult
     }
 
+    /// Counts `count` presses at once, without a ``LocalCountStore`` (nil with one: use ``increment(by:)``).
+    func incrementInMemory(by count: UInt64) throws(SessionError) -> UInt64? {
+        guard context.configuration.localCountStore == nil else { return nil }
+        guard count > 0 else { throw SessionError(.invalidArgument, "an increment counts at least 1") }
+        return try commitIncrement(to: try target(adding: count))
+    }
+
     private func target(adding count: UInt64) throws(SessionError) -> UInt64 {
         let (target, overflow) = replica.localCount.addingReportingOverflow(count)
         guard !overflow else { throw SessionError(.invalidArgument, "the count would pass \(UInt64.max)") }

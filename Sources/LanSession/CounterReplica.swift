@@ -30,8 +30,7 @@ struct CounterReplica {
     /// Raises this peer's own count to `count` (an increment, made durable by the caller). Returns whether it grew.
     @discardableResult
     mutating func commitLocal(_ count: UInt64) -> Bool {
-        guard count > counter[local] else { return false }
-        counter.merge([local: count])
+        guard counter.raise(local, to: count) else { return false }
         version &+= 1
         return true
     }
@@ -40,8 +39,7 @@ struct CounterReplica {
     mutating func receivedIncrement(_ count: UInt64, from peer: PeerID) -> Bool {
         guard peer != local else { return false }
         note(peer, holds: count, of: peer)
-        guard count > counter[peer] else { return false }
-        counter.merge([peer: count])
+        guard counter.raise(peer, to: count) else { return false }
         version &+= 1
         return true
     }

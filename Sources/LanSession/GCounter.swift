@@ -25,6 +25,14 @@ public struct GCounter: Hashable, Sendable {
         counts[peer, default: 0] &+= delta
     }
 
+    /// Takes the larger of `peer`'s count and `count`. Returns whether it grew.
+    @discardableResult
+    public mutating func raise(_ peer: PeerID, to count: UInt64) -> Bool {
+        guard count > self[peer] else { return false }
+        counts[peer] = count
+        return true
+    }
+
     /// Takes, per peer, the larger of the two counts. Returns the peers whose count grew.
     @discardableResult
     public mutating func merge(_ other: [PeerID: UInt64]) -> [PeerID] {

@@ -33,6 +33,10 @@ final class Link {
     var rtt = RoundTripEstimator()
     /// When the handshake completed.
     var readySince: NIODeadline?
+    /// Written to in the loop's current burst of work, and the small frames waiting for its end
+    /// (SessionCore+Flushing).
+    var inBurst = false
+    var pending: ByteBuffer?
     /// The secret handshake and sealing; nil without a secret.
     let security: LinkSecurity?
 

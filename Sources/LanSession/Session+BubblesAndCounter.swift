@@ -23,7 +23,12 @@ extension Session {
     /// once both are done; when the save fails, nothing was sent and the count is unchanged.
     @discardableResult
     public func increment(by count: UInt64 = 1) async throws(SessionError) -> UInt64 {
-        try await application { $0.increment(by: count) }
+        // Without a store nothing waits: one hop, no future.
+        let done = try await application { application throws(SessionError) in
+            try application.incrementInMemory(by: count)
+        }
+        if let done { return done }
+        return try await application { $0.increment(by: count) }
     }
 
     /// Asks for bubble `view`; the coordinator's answer arrives as a ``SessionEvent/holder(view:holder:)`` event.

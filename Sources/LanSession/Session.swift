@@ -211,9 +211,7 @@ public final class Session: Sendable {
     func call<T: Sendable>(
         _ body: @escaping @Sendable (SessionCore) throws(SessionError) -> T
     ) async throws(SessionError) -> T {
-        try await onLoop { parts in
-            Self.completed(on: parts.core.loop) { () throws(SessionError) in try body(parts.core) }
-        }
+        try await onLoopNow { parts throws(SessionError) in try body(parts.core) }
     }
 
     func run<T: Sendable>(
@@ -226,9 +224,7 @@ public final class Session: Sendable {
     func application<T: Sendable>(
         _ body: @escaping @Sendable (BubblesAndCounter) throws(SessionError) -> T
     ) async throws(SessionError) -> T {
-        try await onLoop { parts in
-            Self.completed(on: parts.core.loop) { () throws(SessionError) in try body(parts.application) }
-        }
+        try await onLoopNow { parts throws(SessionError) in try body(parts.application) }
     }
 
     /// Runs `body` with the application of the original apps on the loop and waits for its future.
@@ -251,14 +247,18 @@ public final class Session: Sendable {
         }
     }
 
-    private static func completed<T: Sendable>(
-        on loop: any EventLoop, _ body: () throws(SessionError) -> T
-    ) -> EventLoopFuture<T> {
-        do {
-            return loop.makeSucceededFuture(try body())
-        } catch {
-            return loop.makeFailedFuture(error)
+    /// The hop for work done at once on the loop: no future, one task and one continuation.
+    private func onLoopNow<T: Sendable>(
+        _ body: @escaping @Sendable (Parts) throws(SessionError) -> T
+    ) async throws(SessionError) -> T {
+        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
+        let parts = self.parts
+        let result: Result<T, SessionError> = await withUnsafeContinuation { continuation in
+            loop.execute {
+                continuation.resume(returning: Result { () throws(SessionError) -> T in try body(parts.value) })
+            }
         }
+        return try result.get()
     }
 
     /// Runs blocking work (file I/O) on the shared thread pool.

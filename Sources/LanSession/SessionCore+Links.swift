@@ -20,6 +20,7 @@ extension SessionCore {
             case .identify(let hello):
                 identify(hello, on: link)
             case .startSealing:
+                writePending(of: link)  // what was written before (the auth) goes in clear
                 link.security?.startSealing()
             case .verify(let proof):
                 verify(proof, on: link)
@@ -47,6 +48,7 @@ extension SessionCore {
                 } else {
                     logger.notice("closing link \(link.remoteDescription): \(reason)")
                 }
+                writePending(of: link)  // a bye or a decline goes before the close
                 link.channel.close(promise: nil)
             }
         }
@@ -356,6 +358,7 @@ extension SessionCore {
         }
         if resend.readableBytes > 0 {
             link.liveness.didSend(at: .now())
+            writePending(of: link)  // the activation's resume goes first
             link.channel.writeAndFlush(resend, promise: nil)
         }
         reliableRoomFreed(peer)

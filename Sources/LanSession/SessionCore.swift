@@ -65,6 +65,9 @@ final class SessionCore {
     var pendingPings: [UInt32: PendingPing] = [:]
     var nextNonce: UInt32 = 1
     var ticker: RepeatedTask?
+    /// Links with frames pending, and whether the task that writes them is queued (SessionCore+Flushing).
+    var linksToFlush: [Link] = []
+    var flushScheduled = false
     /// Streams this peer opened, and streams peers opened to it.
     var outgoing: [StreamKey: OutgoingStreamState] = [:]
     var incoming: [StreamKey: IncomingStreamState] = [:]
@@ -342,7 +345,7 @@ final class SessionCore {
             return
         }
         link.liveness.didSend(at: .now())
-        link.channel.writeAndFlush(buffer, promise: nil)
+        writeSoon(buffer, on: link)
     }
 
     /// Sends a sequenced message to `peer`: numbered, kept for resending, written if its active link carries data.
@@ -366,7 +369,7 @@ final class SessionCore {
         guard let link = peer.dataLink else { return }
         link.liveness.didSend(at: .now())
         if let frame {
-            link.channel.writeAndFlush(frame, promise: nil)
+            writeSoon(frame, on: link)
         } else {
             write(message, on: link)  // not kept, but still sent
         }

@@ -34,6 +34,7 @@ struct LinkHandlerTests {
     /// Every frame the link wrote so far, decoded.
     func written(_ channel: EmbeddedChannel) throws -> [Message] {
         var decoder = StreamDecoder()
+        channel.embeddedEventLoop.run()  // small frames leave at the end of the loop's burst
         while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
             decoder.append(contentsOf: Array(buffer.readableBytesView))
         }
@@ -64,6 +65,37 @@ struct LinkHandlerTests {
         #expect(core.counter[remote] == 3)
         // The peer's link is the one a redial would use: its address with the port it does not announce is unknown.
         #expect(core.peers[remote]?.lastSucceeded.isEmpty == true)
+    }
+
+    @Test("a burst of messages leaves as its first frame at once and the rest in one buffer; a lone one at once")
+    func burstsAreCoalesced() throws {
+        let (core, channel) = try acceptedLink()
+        try send(.hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")), to: channel)
+        try send(.invitation(Invitation()), to: channel)
+        try send(.resume(Resume(received: 0, nextSequence: 1)), to: channel)
+        _ = try written(channel)
+        let peer = try #require(core.peers[remote])
+        #expect(peer.state == .connected)
+
+        // 100 messages in one burst (one task on the loop), as 100 increments arriving together would be.
+        for count in 1...100 { core.sendSequenced(.counterIncrement(count: UInt64(count)), to: peer) }
+        var buffers: [ByteBuffer] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { buffers.append(buffer) }
+        #expect(buffers.count == 1, "only the burst's first frame leaves before the burst ends")
+        channel.embeddedEventLoop.run()
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { buffers.append(buffer) }
+        #expect(buffers.count == 2, "the other 99 leave together")
+        var decoder = StreamDecoder()
+        for buffer in buffers { decoder.append(contentsOf: Array(buffer.readableBytesView)) }
+        var counts: [UInt64] = []
+        while let message = try decoder.next() {
+            if case .counterIncrement(let count) = message { counts.append(count) }
+        }
+        #expect(counts == Array(1...100), "all of them, in order")
+
+        // The next burst starts afresh: its single message goes at once.
+        core.sendSequenced(.counterIncrement(count: 101), to: peer)
+        #expect(try channel.readOutbound(as: ByteBuffer.self) != nil)
     }
 
     @Test("a malformed frame closes that link with its peer's record settled; nothing reaches the counter")

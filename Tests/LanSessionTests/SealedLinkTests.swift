@@ -31,6 +31,7 @@ struct SealedLinkTests {
 
     func outbound(_ channel: EmbeddedChannel) throws -> [UInt8] {
         var bytes: [UInt8] = []
+        channel.embeddedEventLoop.run()  // small frames leave at the end of the loop's burst
         while let buffer = try channel.readOutbound(as: ByteBuffer.self) { bytes += buffer.readableBytesView }
         return bytes
     }

@@ -55,7 +55,7 @@ for benchCase in cases where onlyCodec == nil || benchCase.codec == onlyCodec {
     if jsonOutput {
         // Unbuffered, so that each line shows up as soon as its case is measured.
         let json =
-            "{\"codec\": \"\(result.codec)\", \"message\": \"\(result.message)\", \"bytes\": \(result.bytes), "
+            "{\"metric\": \"codec_ns\", \"codec\": \"\(result.codec)\", \"message\": \"\(result.message)\", \"bytes\": \(result.bytes), "
             + "\"encode_ns\": \(formatNanoseconds(encode)), \"decode_ns\": \(formatNanoseconds(decode))}\n"
         FileHandle.standardOutput.write(Data(json.utf8))
     }

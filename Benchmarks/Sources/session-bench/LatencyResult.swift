@@ -37,7 +37,10 @@ struct LatencyResult {
     /// The row as one JSON object on one line; keys in a fixed order.
     var jsonLine: String {
         let fields =
-            ["\"name\": \"\(name)\"", "\"transport\": \"\(transport)\"", "\"channel\": \"\(channel)\""]
+            [
+                "\"metric\": \"round_trip_us\"", "\"name\": \"\(name)\"", "\"transport\": \"\(transport)\"",
+                "\"channel\": \"\(channel)\"",
+            ]
             + ["\"count\": \(count)", "\"size\": \(size)"]
             + microseconds.map { "\"\($0.key)\": \($0.value)" }
         return "{" + fields.joined(separator: ", ") + "}"

@@ -87,7 +87,7 @@ struct TransferBench {
         if json {
             for row in rows {
                 var fields = [
-                    "\"name\": \"\(row.name)\"", "\"bytes\": \(row.bytes)",
+                    "\"metric\": \"transfer_MBps\"", "\"name\": \"\(row.name)\"", "\"bytes\": \(row.bytes)",
                     "\"seconds\": \(String(format: "%.3f", row.seconds))",
                     "\"MBps\": \(String(format: "%.1f", row.megabytesPerSecond))",
                     "\"vs_raw\": \(String(format: "%.2f", row.megabytesPerSecond / rows[0].megabytesPerSecond))",

@@ -1,0 +1,213 @@
+import Foundation
+import LanSession
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Throughput over one reliable link between two LanSession sessions on 127.0.0.1, next to plain SwiftNIO TCP
+/// moving the same frames in the same run: counter increments per second, and data messages per second (and MB/s)
+/// of 1 KiB and of the largest size a message may have.
+///
+/// The sessions run on the two loops of one 2-thread group; the caller keeps `inFlight` calls outstanding from a
+/// task group, so that what is measured is the session's path and not one caller's hop latency. A row ends when the
+/// receiving session has everything: its counter shows the sender's count, or its event stream delivered every
+/// message.
+@main
+struct ThroughputBench {
+    static let loopback = "127.0.0.1"
+    static let usage = "usage: throughput-bench [--json] [--increments N] [--messages N]"
+    /// Calls outstanding at once.
+    static let inFlight = 64
+    /// Bytes of a counter increment on the wire (frame header, kind, sequence number and count), for the baseline.
+    static let incrementFrameSize = 12
+
+    struct Options {
+        var json = false
+        var increments = 300_000
+        var messages = 40_000
+    }
+
+    struct Row {
+        var metric: String
+        var what: String
+        var count: Int
+        var size: Int
+        var seconds: Double
+        var baselineSeconds: Double
+
+        var perSecond: Double { Double(count) / seconds }
+        var baselinePerSecond: Double { Double(count) / baselineSeconds }
+        var megabytesPerSecond: Double { Double(count * size) / seconds / 1e6 }
+    }
+
+    static func main() async {
+        let options = parseArguments()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        do {
+            var rows: [Row] = []
+            rows.append(try await increments(options.increments, group: group))
+            for size in [1_024, Session.maxMessageSize] {
+                let count = size == 1_024 ? options.messages : max(1, options.messages / 16)
+                rows.append(try await messages(count, size: size, group: group))
+            }
+            report(rows, json: options.json)
+        } catch {
+            FileHandle.standardError.write(Data("throughput-bench: \(error)\n".utf8))
+            try? await group.shutdownGracefully()
+            exit(1)
+        }
+        try? await group.shutdownGracefully()
+    }
+
+    static func parseArguments() -> Options {
+        var options = Options()
+        var arguments = CommandLine.arguments.dropFirst()
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--json": options.json = true
+            case "--increments", "--messages":
+                guard let text = arguments.popFirst(), let value = Int(text), (1...10_000_000).contains(value) else {
+                    fail("\(argument) needs a whole number 1...10000000")
+                }
+                if argument == "--increments" { options.increments = value } else { options.messages = value }
+            default: fail("unknown argument '\(argument)'")
+            }
+        }
+        return options
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("throughput-bench: \(message); \(usage)\n".utf8))
+        exit(2)
+    }
+
+    /// Two sessions, B connected to A, on the group's two loops.
+    static func pair(group: MultiThreadedEventLoopGroup) async throws -> (Session, Session) {
+        var logger = Logger(label: "throughput-bench")
+        logger.logLevel = .notice
+        func configuration(_ name: String) -> SessionConfiguration {
+            SessionConfiguration(displayName: name, sessionName: "throughput-bench", host: loopback, port: 0)
+        }
+        let loops = Array(group.makeIterator())
+        let a = try Session(configuration: configuration("a"), eventLoop: loops[0], logger: logger)
+        let b = try Session(configuration: configuration("b"), eventLoop: loops[1], logger: logger)
+        let port = try await a.start()
+        try await b.start()
+        try await b.connect(to: Endpoint(host: loopback, port: port))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let seenByA = try await a.peers().first { $0.peerID == b.peerID }?.state
+            let seenByB = try await b.peers().first { $0.peerID == a.peerID }?.state
+            if seenByA == .connected && seenByB == .connected { break }
+            guard ContinuousClock.now < deadline else { throw BenchFailure("the sessions did not connect in 10 s") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return (a, b)
+    }
+
+    /// `count` calls of `body`, `inFlight` at a time: `inFlight` callers, each making its share of the calls one
+    /// after the other (as many threads of an app would).
+    static func concurrently(_ count: Int, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for caller in 0..<inFlight {
+                let calls = count / inFlight + (caller < count % inFlight ? 1 : 0)
+                group.addTask { for _ in 0..<calls { try await body() } }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    static func increments(_ count: Int, group: MultiThreadedEventLoopGroup) async throws -> Row {
+        let raw = try await RawSink.start(group: group, expecting: count * incrementFrameSize)
+        let rawStart = ContinuousClock.now
+        try await raw.send(count: count, size: incrementFrameSize - 4, batch: inFlight)
+        let rawTime = ContinuousClock.now - rawStart
+        await raw.close()
+
+        let (a, b) = try await pair(group: group)
+        let start = ContinuousClock.now
+        try await concurrently(count) { _ = try await a.increment() }
+        while try await b.counter()[a.peerID] < UInt64(count) {
+            try await Task.sleep(for: .microseconds(200))
+        }
+        let time = ContinuousClock.now - start
+        await b.stop()
+        await a.stop()
+        return Row(
+            metric: "increments_per_second", what: "counter increments",
+            count: count, size: incrementFrameSize,
+            seconds: time.seconds, baselineSeconds: rawTime.seconds)
+    }
+
+    static func messages(_ count: Int, size: Int, group: MultiThreadedEventLoopGroup) async throws -> Row {
+        let raw = try await RawSink.start(group: group, expecting: count * (size + 4))
+        let rawStart = ContinuousClock.now
+        try await raw.send(count: count, size: size, batch: max(1, inFlight * 1_024 / size))
+        let rawTime = ContinuousClock.now - rawStart
+        await raw.close()
+
+        let (a, b) = try await pair(group: group)
+        let events = b.subscribe(bufferSize: 1 << 20)
+        let message = [UInt8](repeating: 7, count: size)
+        let receiver = Task {
+            var seen = 0
+            for await event in events {
+                if case .data(_, let bytes, _) = event {
+                    seen += 1
+                    precondition(bytes.count == size)
+                    if seen == count { return }
+                }
+            }
+        }
+        let start = ContinuousClock.now
+        let peer = b.peerID
+        try await concurrently(count) { try await a.send(message, to: [peer]) }
+        await receiver.value
+        let time = ContinuousClock.now - start
+        await b.stop()
+        await a.stop()
+        return Row(
+            metric: "messages_per_second", what: "data messages", count: count, size: size, seconds: time.seconds,
+            baselineSeconds: rawTime.seconds)
+    }
+
+    static func report(_ rows: [Row], json: Bool) {
+        if json {
+            for row in rows {
+                let object: [String: Any] = [
+                    "metric": row.metric, "count": row.count, "size": row.size, "seconds": row.seconds,
+                    "per_second": row.perSecond.rounded(), "megabytes_per_second": row.megabytesPerSecond,
+                    "raw_tcp_per_second": row.baselinePerSecond.rounded(),
+                    "ratio_to_raw": row.perSecond / row.baselinePerSecond,
+                ]
+                let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            }
+            return
+        }
+        print("one reliable link on 127.0.0.1, \(inFlight) callers; raw = plain SwiftNIO TCP, same frames")
+        print(
+            "what".padding(toLength: 26, withPad: " ", startingAt: 0) + "    count      per second     MB/s"
+                + "   raw TCP per second   ratio")
+        for row in rows {
+            let what = "\(row.what), \(row.size) B".padding(toLength: 26, withPad: " ", startingAt: 0)
+            print(
+                what
+                    + String(
+                        format: " %8d  %14.0f  %7.1f  %19.0f  %6.2f×", row.count, row.perSecond,
+                        row.megabytesPerSecond, row.baselinePerSecond, row.perSecond / row.baselinePerSecond))
+        }
+    }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+}

@@ -1,0 +1,64 @@
+import NIOCore
+
+/// Small frames leave in bursts: a burst of increments from the application, or the answers to a read that brought
+/// many frames, goes out in a few system calls per link instead of one per message, and a lone message (a ping, its
+/// pong) waits for nothing.
+///
+/// The first frame written on a link in a burst of work on the loop goes out at once and opens the burst: one task
+/// is queued, which runs once the loop has done what is queued now (the rest of the read, the other calls that
+/// arrived). Small frames written meanwhile are copied into the link's pending buffer, which that task writes; a frame
+/// of `coalescingLimit` bytes or more is worth a write of its own and goes at once, after what is pending. Frames
+/// are copied, never kept as slices of the replay buffer, so that appending to the replay buffer does not copy it
+/// while a write is outstanding.
+extension SessionCore {
+    /// Frames this large go in a write of their own.
+    static let coalescingLimit = 16 << 10
+    /// A pending buffer this full is written at once.
+    static let pendingLimit = 64 << 10
+
+    /// Writes `frame` on `link`: now when it opens a burst or is large, otherwise with the burst's end.
+    func writeSoon(_ frame: ByteBuffer, on link: Link) {
+        guard link.inBurst else {
+            link.inBurst = true
+            linksToFlush.append(link)
+            if !flushScheduled {
+                flushScheduled = true
+                let bound = NIOLoopBound(self, eventLoop: loop)
+                loop.execute { bound.value.flushLinks() }
+            }
+            link.channel.writeAndFlush(frame, promise: nil)
+            return
+        }
+        var frame = frame
+        guard frame.readableBytes < Self.coalescingLimit else {
+            writePending(of: link)
+            link.channel.writeAndFlush(frame, promise: nil)
+            return
+        }
+        if link.pending == nil {
+            link.pending = link.channel.allocator.buffer(capacity: max(4_096, frame.readableBytes))
+        }
+        link.pending!.writeBuffer(&frame)
+        if link.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
+    }
+
+    /// Writes what `link` has pending, if anything.
+    func writePending(of link: Link) {
+        guard let pending = link.pending else { return }
+        link.pending = nil
+        link.channel.writeAndFlush(pending, promise: nil)
+    }
+
+    /// The end of a burst: writes every link's pending frames.
+    func flushLinks() {
+        flushScheduled = false
+        var index = 0
+        while index < linksToFlush.count {
+            let link = linksToFlush[index]
+            writePending(of: link)
+            link.inBurst = false
+            index += 1
+        }
+        linksToFlush.removeAll(keepingCapacity: true)
+    }
+}
