@@ -3,6 +3,8 @@
 # kernel's floor), ENet reliable and unsequenced ping-pong (the peer to beat; Benchmarks/enet-pingpong), and
 # session-client bench between two release sessiond (reliable, unreliable). Run by `scripts/bench net`; needs root.
 #   net-bench.sh [--json] [--rounds N] [--seconds S] [--size B]
+# The last row is end to end: an increment asked of host 1's daemon on its control socket until the counter event
+# shows in a watch of host 2's daemon (scripts/lib/e2e-increment.py).
 # Prints p50/p90/p99 in microseconds per row (the median over the rounds of each percentile) and each row's p50 ratio
 # to sockperf TCP and to ENet reliable; with --json one object per line with a "metric" field.
 set -euo pipefail
@@ -88,6 +90,14 @@ r = json.loads(sys.stdin.read()); print(sys.argv[1], r["p50_us"], r["p90_us"], r
 ' "$row"
 }
 
+# The end-to-end path: an increment asked of host 1's daemon until host 2's watch shows it (control sockets reached
+# through each host's mount namespace).
+e2e_row() {
+    local sockets=()
+    for i in 1 2; do sockets+=("/proc/$("$root/scripts/testnet" pid "$lab" "$i")/root/run/lansession/sessiond.sock"); done
+    python3 "$root/scripts/lib/e2e-increment.py" "$1" "${sockets[@]}" $((seconds * 300))
+}
+
 for round in $(seq "$rounds"); do
     echo "round $round of $rounds" >&2
     sockperf_row sockperf-tcp --tcp -p 11111
@@ -96,6 +106,7 @@ for round in $(seq "$rounds"); do
     enet_row enet-unsequenced unsequenced
     session_row sessiond-reliable reliable
     session_row sessiond-unreliable unreliable
+    e2e_row increment-to-watch
 done >"$work/rows"
 
 python3 - "$work/rows" "$json" "$size" "$rounds" <<'PYTHON'
