@@ -31,7 +31,16 @@ extension Session {
     ///   unreliably); ``SessionError/Code/noSuchPeer`` for a peer that is not a member, listing the members.
     public func send(_ bytes: [UInt8], to peers: [PeerID]? = nil, mode: SendMode = .reliable) async throws(SessionError)
     {
-        try await run { $0.sendData(bytes, to: peers, reliable: mode == .reliable) }
+        // Done at once unless a peer's replay buffer is short of room: then it waits for acknowledgements.
+        let waiting = try await call { core throws(SessionError) in
+            try core.sendData(bytes, to: peers, reliable: mode == .reliable)
+        }
+        guard let waiting else { return }
+        do {
+            try await waiting.get()
+        } catch {
+            throw SessionError(error)
+        }
     }
 
     /// Opens a named byte stream to `peer`; it gets ``SessionEvent/streamOpened(_:)`` and reads the bytes as an

@@ -39,8 +39,12 @@ extension SessionCore {
         guard let peer = peers[id], peer.isConnected else {
             return loop.makeFailedFuture(SessionError(.noSuchPeer, "\(id) is not connected"))
         }
-        let candidates = [peer.dataLink].compactMap { $0 } + peer.handshakenLinks
-        guard let link = candidates.first(where: { transport == nil || $0.transport.name == transport }) else {
+        // The active link unless a transport is named (no array per ping on that path).
+        let chosen =
+            transport == nil
+            ? peer.dataLink ?? peer.handshakenLinks.first
+            : ([peer.dataLink].compactMap { $0 } + peer.handshakenLinks).first { $0.transport.name == transport }
+        guard let link = chosen else {
             let have = Set(peer.handshakenLinks.map(\.transport.name)).sorted().joined(separator: ", ")
             return loop.makeFailedFuture(
                 SessionError(.noSuchPeer, "\(peer.name) has no \(transport ?? "") link (it has: \(have))"))

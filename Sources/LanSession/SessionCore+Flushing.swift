@@ -1,15 +1,16 @@
 import NIOCore
 
-/// Small frames leave in bursts: a burst of increments from the application, or the answers to a read that brought
-/// many frames, goes out in a few system calls per link instead of one per message, and a lone message (a ping, its
-/// pong) waits for nothing.
+/// Sequenced messages leave in bursts: a burst of increments or data messages from the application goes out in a
+/// few system calls per link instead of one per message, and a lone message waits for nothing. Link control (pings,
+/// pongs, acknowledgements, the handshake) goes at once (``writeNow(_:on:)``), after whatever is pending, with no
+/// task on the round trip's path.
 ///
-/// The first frame written on a link in a burst of work on the loop goes out at once and opens the burst: one task
-/// is queued, which runs once the loop has done what is queued now (the rest of the read, the other calls that
-/// arrived). Small frames written meanwhile are copied into the link's pending buffer, which that task writes; a frame
-/// of `coalescingLimit` bytes or more is worth a write of its own and goes at once, after what is pending. Frames
-/// are copied, never kept as slices of the replay buffer, so that appending to the replay buffer does not copy it
-/// while a write is outstanding.
+/// The first sequenced frame written on a link in a burst of work on the loop goes out at once and opens the burst:
+/// one task is queued, which runs once the loop has done what is queued now (the rest of the read, the other calls
+/// that arrived). Small frames written meanwhile are copied into the link's pending buffer, which that task writes; a
+/// frame of `coalescingLimit` bytes or more is worth a write of its own and goes at once, after what is pending.
+/// Frames are copied, never kept as slices of the replay buffer, so that appending to the replay buffer does not copy
+/// it while a write is outstanding.
 extension SessionCore {
     /// Frames this large go in a write of their own.
     static let coalescingLimit = 16 << 10
@@ -40,6 +41,12 @@ extension SessionCore {
         }
         link.pending!.writeBuffer(&frame)
         if link.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
+    }
+
+    /// Writes `frame` on `link` now, after what is pending.
+    func writeNow(_ frame: ByteBuffer, on link: Link) {
+        writePending(of: link)
+        link.channel.writeAndFlush(frame, promise: nil)
     }
 
     /// Writes what `link` has pending, if anything.

@@ -23,22 +23,21 @@ extension SessionCore {
 
     /// Sends an application's message to `ids` (every member when nil). Reliable data waits, per peer, for room on
     /// the reliable channel (it is never dropped); unreliable data goes as a datagram where they get through.
-    func sendData(_ bytes: [UInt8], to ids: [PeerID]?, reliable: Bool) -> EventLoopFuture<Void> {
+    /// Sends `bytes` to `ids` (every member when nil): nil when it is on every peer's channel already, otherwise
+    /// the future of the peers whose replay buffer is short of room (it succeeds as acknowledgements free room).
+    func sendData(_ bytes: [UInt8], to ids: [PeerID]?, reliable: Bool) throws(SessionError) -> EventLoopFuture<Void>? {
         let limit = reliable ? Wire.maxDataLength : Wire.maxUnreliableDataLength
         guard bytes.count <= limit else {
-            return loop.makeFailedFuture(
-                SessionError(
-                    .messageTooLarge,
-                    "\(reliable ? "" : "unreliable ")data is at most \(limit) bytes; this is \(bytes.count) "
-                        + "(use a stream or a resource for more)"))
+            throw SessionError(
+                .messageTooLarge,
+                "\(reliable ? "" : "unreliable ")data is at most \(limit) bytes; this is \(bytes.count) "
+                    + "(use a stream or a resource for more)")
         }
         let targets: [PeerRecord]
         if let ids {
             var found: [PeerRecord] = []
             for id in ids {
-                guard let peer = peers[id], peer.isMember else {
-                    return loop.makeFailedFuture(noSuchMember(id))
-                }
+                guard let peer = peers[id], peer.isMember else { throw noSuchMember(id) }
                 found.append(peer)
             }
             targets = found
@@ -48,7 +47,7 @@ extension SessionCore {
         let message = Message.data(bytes)
         guard reliable else {
             for peer in targets where peer.isConnected { sendUnreliable(message, to: peer) }
-            return loop.makeSucceededVoidFuture()
+            return nil
         }
         var waiting: [EventLoopFuture<Void>] = []
         let size = bytes.count + 8
@@ -61,8 +60,7 @@ extension SessionCore {
                 waiting.append(promise.futureResult)
             }
         }
-        return waiting.isEmpty
-            ? loop.makeSucceededVoidFuture() : EventLoopFuture.andAllSucceed(waiting, on: loop)
+        return waiting.isEmpty ? nil : EventLoopFuture.andAllSucceed(waiting, on: loop)
     }
 
     func noSuchMember(_ id: PeerID) -> SessionError {

@@ -345,7 +345,7 @@ final class SessionCore {
             return
         }
         link.liveness.didSend(at: .now())
-        writeSoon(buffer, on: link)
+        writeNow(buffer, on: link)
     }
 
     /// Sends a sequenced message to `peer`: numbered, kept for resending, written if its active link carries data.

@@ -4,36 +4,17 @@ without starting a process each time). Prints: ROW P50 P90 P99 (microseconds).
 
   e2e-increment.py ROW CONTROL1 CONTROL2 COUNT"""
 
-import json
-import socket
 import sys
 import time
 
-
-class Control:
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.buffer = b""
-
-    def send(self, request):
-        self.sock.sendall(json.dumps(request).encode() + b"\n")
-
-    def line(self):
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise RuntimeError("the daemon closed its control socket")
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
+from control_socket import Control
 
 
 def main():
     row, path1, path2, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     sender, watcher = Control(path1), Control(path2)
     sender.send({"command": "status"})
-    me = sender.line()["result"]["peerID"]
+    me = sender.reply()["peerID"]
     watcher.send({"command": "watch"})
     watcher.line()
     samples = []

@@ -1,66 +1,22 @@
 """The measuring half of `scripts/bench mesh N` (scripts/lib/mesh-bench.sh starts the lab and the daemons).
 
 Talks to each daemon's control socket through its host's mount namespace (/proc/HOLDER/root/run/mesh.sock): watches
-each daemon's events until every daemon counts N-1 connected peers, reads each daemon's anonymous memory, then measures CPU time
-idle and while the three bubble holders move their bubbles at 60 Hz and every other daemon sends a move-sized
-unreliable message to every peer at 60 Hz."""
+each daemon's events until every daemon counts N-1 connected peers, reads each daemon's anonymous memory, then
+measures CPU time idle and while the three bubble holders move their bubbles at 60 Hz and every other daemon sends a
+move-sized unreliable message to every peer at 60 Hz. MESH_DEBUG=1 prints a timeline on stderr."""
 
 import argparse
 import base64
 import json
 import os
 import select
-import socket
 import statistics
 import sys
 import time
 
+from control_socket import Control
+
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-class Control:
-    """One control connection: JSON requests, one reply line each."""
-
-    def __init__(self, path, deadline):
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01)
-        self.buffer = b""
-
-    def send(self, request):
-        self.sock.sendall(json.dumps(request).encode() + b"\n")
-
-    def reply(self):
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise RuntimeError("the daemon closed its control socket")
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        reply = json.loads(line)
-        if not reply.get("ok"):
-            raise RuntimeError(reply.get("error"))
-        return reply["result"]
-
-    def lines(self):
-        """The JSON lines that have arrived, without waiting for more."""
-        chunk = self.sock.recv(65536)
-        if not chunk:
-            raise RuntimeError("the daemon closed its control socket")
-        self.buffer += chunk
-        *lines, self.buffer = self.buffer.split(b"\n")
-        return [json.loads(line) for line in lines if line.strip()]
-
-    def ask(self, request):
-        self.send(request)
-        return self.reply()
 
 
 def cpu_seconds(pid):
