@@ -53,13 +53,8 @@ extension SessionCore {
         nextNonce &+= 1
         if nextNonce == 0 { nextNonce = 1 }  // 0 marks heartbeats
         let promise = loop.makePromise(of: TimeAmount.self)
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        let timeout = loop.scheduleTask(in: .seconds(2)) {
-            let pending = bound.value.pendingPings.removeValue(forKey: nonce)
-            pending?.promise.fail(SessionError(.timedOut, "no answer from \(id) within 2 s"))
-        }
         let now = NIODeadline.now()
-        pendingPings[nonce] = PendingPing(promise: promise, sentAt: now, timeout: timeout)
+        pendingPings[nonce] = PendingPing(promise: promise, sentAt: now, peer: id)
         let ping = Message.ping(
             Ping(nonce: nonce, timestamp: nowMicros(now), payload: [UInt8](repeating: 0, count: payloadSize)))
         if unreliable && peer.route == .udp && link === peer.dataLink {
@@ -110,9 +105,17 @@ extension SessionCore {
         peer.datagramRTT.add(.microseconds(sample))
     }
 
+    /// Fails the pings whose pong is overdue (from the tick).
+    func expirePings(now: NIODeadline) {
+        guard !pendingPings.isEmpty else { return }
+        for (nonce, pending) in pendingPings.filter({ now - $0.value.sentAt > Self.pingTimeout }) {
+            pendingPings[nonce] = nil
+            pending.promise.fail(SessionError(.timedOut, "no answer from \(pending.peer) within 2 s"))
+        }
+    }
+
     private func completePing(_ nonce: UInt32, at now: NIODeadline) -> Bool {
         guard nonce != 0, let pending = pendingPings.removeValue(forKey: nonce) else { return false }
-        pending.timeout.cancel()
         pending.promise.succeed(now - pending.sentAt)
         return true
     }

@@ -41,6 +41,7 @@ extension SessionCore {
             probeDatagrams(peer, now: now)
         }
         for application in applications { application.tick(now: now) }
+        expirePings(now: now)
         exchangeMembers(now: now)
     }
 

@@ -84,11 +84,15 @@ final class SessionCore {
         let timeout: Scheduled<Void>
     }
 
+    /// A ping waiting for its pong; the tick fails it after ``pingTimeout`` (no task per ping).
     struct PendingPing {
         let promise: EventLoopPromise<TimeAmount>
         let sentAt: NIODeadline
-        let timeout: Scheduled<Void>
+        let peer: PeerID
     }
+
+    /// How long a ping waits for its pong.
+    static let pingTimeout = TimeAmount.seconds(2)
 
     init(
         configuration: SessionConfiguration, loop: any EventLoop, transports: [any Transport], logger: Logger,
@@ -193,7 +197,6 @@ final class SessionCore {
         for pending in pendingInvitations.values { pending.timeout.cancel() }
         pendingInvitations = [:]
         for (_, ping) in pendingPings {
-            ping.timeout.cancel()
             ping.promise.fail(SessionError(.notRunning, "session stopped"))
         }
         pendingPings = [:]

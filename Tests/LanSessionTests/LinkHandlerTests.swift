@@ -98,6 +98,32 @@ struct LinkHandlerTests {
         #expect(try channel.readOutbound(as: ByteBuffer.self) != nil)
     }
 
+    @Test("a ping is answered by its pong; one without a pong fails once it is 2 s overdue, with no task of its own")
+    func pingsAndTheirTimeout() throws {
+        let (core, channel) = try acceptedLink()
+        try send(.hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")), to: channel)
+        try send(.invitation(Invitation()), to: channel)
+        try send(.resume(Resume(received: 0, nextSequence: 1)), to: channel)
+        _ = try written(channel)
+
+        let answered = core.ping(remote, unreliable: false)
+        guard case .ping(let ping)? = try written(channel).last else {
+            Issue.record("no ping was written")
+            return
+        }
+        try send(.pong(ping), to: channel)
+        #expect(try answered.wait() >= .zero)
+        #expect(core.pendingPings.isEmpty)
+
+        let unanswered = core.ping(remote, unreliable: false)
+        _ = try written(channel)
+        core.expirePings(now: .now() + .seconds(1))
+        #expect(core.pendingPings.count == 1, "not overdue yet")
+        core.expirePings(now: .now() + .seconds(3))
+        #expect(core.pendingPings.isEmpty)
+        #expect(throws: SessionError.self) { try unanswered.wait() }
+    }
+
     @Test("a malformed frame closes that link with its peer's record settled; nothing reaches the counter")
     func malformedFrame() throws {
         let (core, channel) = try acceptedLink()
