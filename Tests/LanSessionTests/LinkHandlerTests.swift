@@ -27,6 +27,16 @@ struct LinkHandlerTests {
         return (core, channel)
     }
 
+    /// An accepted link whose peer completed the handshake and answered the activation; what was written is read.
+    func connectedLink() throws -> (SessionCore, EmbeddedChannel) {
+        let (core, channel) = try acceptedLink()
+        try send(.hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")), to: channel)
+        try send(.invitation(Invitation()), to: channel)
+        try send(.resume(Resume(received: 0, nextSequence: 1)), to: channel)
+        _ = try written(channel)
+        return (core, channel)
+    }
+
     func send(_ message: Message, to channel: EmbeddedChannel) throws {
         try channel.writeInbound(ByteBuffer(bytes: try StreamFraming.encode(message)))
     }
@@ -69,11 +79,7 @@ struct LinkHandlerTests {
 
     @Test("a burst of messages leaves as its first frame at once and the rest in one buffer; a lone one at once")
     func burstsAreCoalesced() throws {
-        let (core, channel) = try acceptedLink()
-        try send(.hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")), to: channel)
-        try send(.invitation(Invitation()), to: channel)
-        try send(.resume(Resume(received: 0, nextSequence: 1)), to: channel)
-        _ = try written(channel)
+        let (core, channel) = try connectedLink()
         let peer = try #require(core.peers[remote])
         #expect(peer.state == .connected)
 
@@ -100,11 +106,7 @@ struct LinkHandlerTests {
 
     @Test("a ping is answered by its pong; one without a pong fails once it is 2 s overdue, with no task of its own")
     func pingsAndTheirTimeout() throws {
-        let (core, channel) = try acceptedLink()
-        try send(.hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")), to: channel)
-        try send(.invitation(Invitation()), to: channel)
-        try send(.resume(Resume(received: 0, nextSequence: 1)), to: channel)
-        _ = try written(channel)
+        let (core, channel) = try connectedLink()
 
         let answered = core.ping(remote, unreliable: false)
         guard case .ping(let ping)? = try written(channel).last else {
