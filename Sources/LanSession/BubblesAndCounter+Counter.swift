@@ -36,9 +36,9 @@ extension BubblesAndCounter {
         return promise.futureResult
     }
 
-    /// Counts `count` presses at once, without a ``LocalCountStore`` (nil with one: use ``increment(by:)``).
-    func incrementInMemory(by count: UInt64) throws(SessionError) -> UInt64? {
-        guard context.configuration.localCountStore == nil else { return nil }
+    /// Counts `count` presses at once; only without a ``LocalCountStore`` (with one, ``increment(by:)`` saves first).
+    func incrementInMemory(by count: UInt64) throws(SessionError) -> UInt64 {
+        precondition(context.configuration.localCountStore == nil, "a count store is saved to first")
         guard count > 0 else { throw SessionError(.invalidArgument, "an increment counts at least 1") }
         return try commitIncrement(to: try target(adding: count))
     }

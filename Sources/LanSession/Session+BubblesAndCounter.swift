@@ -23,12 +23,10 @@ extension Session {
     /// once both are done; when the save fails, nothing was sent and the count is unchanged.
     @discardableResult
     public func increment(by count: UInt64 = 1) async throws(SessionError) -> UInt64 {
-        // Without a store nothing waits: one hop, no future.
-        let done = try await application { application throws(SessionError) in
-            try application.incrementInMemory(by: count)
+        // Without a store nothing waits: one hop, no future. With one, still one hop (the save is waited for).
+        guard configuration.localCountStore == nil else { return try await application { $0.increment(by: count) } }
+        return try await application { application throws(SessionError) in try application.incrementInMemory(by: count)
         }
-        if let done { return done }
-        return try await application { $0.increment(by: count) }
     }
 
     /// Asks for bubble `view`; the coordinator's answer arrives as a ``SessionEvent/holder(view:holder:)`` event.
