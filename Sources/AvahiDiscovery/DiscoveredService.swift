@@ -89,16 +89,25 @@ public struct ServiceDescription: Hashable, Sendable {
     public var port: UInt16
     /// The TXT record.
     public var txt: [String: String]
+    /// The name is known to be unique on the link, so Avahi announces the service at once instead of probing for its
+    /// name first: RFC 6762 probing holds a registration back 0.75–1 s, and every peer that starts at the same time
+    /// waits that long to be found. Without probes Avahi sees no conflict at all (it announces its records again over
+    /// a conflicting answer), so this is only for names that carry an identity the application already relies on being
+    /// unique, such as a random peer id.
+    public var isNameUnique: Bool
 
     /// The type LanSession daemons use.
     public static let defaultType = "_lansession._tcp"
 
     /// Creates a description.
-    public init(name: String, type: String = ServiceDescription.defaultType, port: UInt16, txt: [String: String] = [:])
-    {
+    public init(
+        name: String, type: String = ServiceDescription.defaultType, port: UInt16, txt: [String: String] = [:],
+        isNameUnique: Bool = false
+    ) {
         self.name = name
         self.type = type
         self.port = port
         self.txt = txt
+        self.isNameUnique = isNameUnique
     }
 }

@@ -24,6 +24,8 @@ public final class ServicePublication: @unchecked Sendable {
     private let connection: AvahiConnection
     private let type: String
     private let port: UInt16
+    /// Announced without probing (see ``ServiceDescription/isNameUnique``).
+    private let isNameUnique: Bool
     // Guarded by the connection's lock.
     private var txt: [String: String]
     private var currentName: String
@@ -46,6 +48,7 @@ public final class ServicePublication: @unchecked Sendable {
         self.connection = connection
         self.type = description.type
         self.port = description.port
+        self.isNameUnique = description.isNameUnique
         self.txt = description.txt
         self.currentName = description.name
         self.registrationTimeout = registrationTimeout
@@ -142,10 +145,15 @@ public final class ServicePublication: @unchecked Sendable {
         let list = TXTRecord.makeStringList(txt)
         defer { avahi_string_list_free(list) }
         while true {
-            let code = avahi_entry_group_add_service_strlst(
-                group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0),
-                currentName, type, nil, nil, port, list)
+            let code =
+                isNameUnique
+                ? ServiceRecords.add(to: group, client: client, name: currentName, type: type, port: port, txt: list)
+                : avahi_entry_group_add_service_strlst(
+                    group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0),
+                    currentName, type, nil, nil, port, list)
             if code == Int32(AVAHI_ERR_COLLISION), renames < Self.maxRenames {
+                // The records added before the one that collided go too, or they would point at the old name.
+                avahi_entry_group_reset(group)
                 rename(reason: "a local service already has that name")
                 continue
             }

@@ -50,6 +50,18 @@ struct DiscoveryRecord: Hashable, Sendable {
         return txt
     }
 
+    /// The DNS-SD instance name, "<display name> (<peer id>)": readable in a service browser and unique on the link
+    /// because of the id, so it is announced without probing. The display name is cut to fit a DNS label (63 bytes).
+    var instanceName: String {
+        let id = " (\(peerID))"
+        var shown = displayName
+        while shown.utf8.count + id.utf8.count > Self.maxLabel { shown.removeLast() }
+        return shown.isEmpty ? peerID.description : shown + id
+    }
+
+    /// The longest DNS label, in bytes (RFC 1035 section 2.3.4).
+    static let maxLabel = 63
+
     /// Reads a TXT record; nil when a required key is missing or malformed.
     init?(txt: [String: String]) {
         guard let version = txt["v"].flatMap({ UInt32($0) }), let id = txt["id"].flatMap({ PeerID(hex: $0) }),

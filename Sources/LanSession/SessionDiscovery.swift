@@ -56,7 +56,8 @@ public final class SessionDiscovery: Sendable {
             bluetooth: bluetooth)
         record.requiresSecret = configuration.isEncrypted
         let publication = try await connection.register(
-            ServiceDescription(name: configuration.displayName, type: serviceType, port: UInt16(port), txt: record.txt),
+            ServiceDescription(
+                name: record.instanceName, type: serviceType, port: UInt16(port), txt: record.txt, isNameUnique: true),
             registrationTimeout: registrationTimeout)
         if let name = try? await publication.established() {
             logger.debug("advertising as \"\(name)\"", metadata: ["type": "\(serviceType)", "port": "\(port)"])

@@ -25,11 +25,13 @@ struct AvahiDiscoveryTests {
         try lab.spawn(host, [Self.probe, "browse", "--type", Self.type, "--timeout", "\(seconds)"])
     }
 
-    func publish(_ lab: TestLab, host: Int, name: String, port: Int, txt: [String]) throws -> HostProcess {
+    func publish(
+        _ lab: TestLab, host: Int, name: String, port: Int, txt: [String], unique: Bool = false
+    ) throws -> HostProcess {
         try lab.spawn(
             host,
             [Self.probe, "publish", "--name", name, "--type", Self.type, "--port", "\(port)"]
-                + txt.flatMap { ["--txt", $0] })
+                + txt.flatMap { ["--txt", $0] } + (unique ? ["--unique"] : []))
     }
 
     static func isFound(_ name: String) -> ([String: Any]) -> Bool {
@@ -98,6 +100,48 @@ struct AvahiDiscoveryTests {
             let two = await browser.waitFor(timeout: 5, Self.isFound(renamed))
             #expect((one?["txt"] as? [String: String])?["host"] == "1")
             #expect((two?["txt"] as? [String: String])?["host"] == "2")
+        }
+    }
+
+    @Test("a name known to be unique is announced without probing: established at once, resolved by avahi-browse")
+    func uniqueNameSkipsProbing() async throws {
+        try await withLab(2) { lab in
+            let browser = try browse(lab, host: 2)
+            defer { browser.stop() }
+            _ = await browser.waitFor(timeout: 5) { $0["event"] as? String == "allForNow" }
+            // A probed name for comparison: RFC 6762 probing takes three probes 250 ms apart.
+            let probed = try publish(lab, host: 1, name: "probed", port: 4000, txt: ["k=p"])
+            defer { probed.stop() }
+            let probedEvent = try #require(await probed.waitFor(timeout: 5) { $0["event"] as? String == "established" })
+            let probedMs = try #require(probedEvent["registrationMs"] as? Int)
+            let start = ContinuousClock.now
+            let name = "h1.local (00000000000000ab)"  // a dot to escape and a space
+            let unique = try publish(
+                lab, host: 1, name: name, port: 4242, txt: ["peer=00000000000000ab", "v=1"], unique: true)
+            defer { unique.stop() }
+            let event = try #require(await unique.waitFor(timeout: 5) { $0["event"] as? String == "established" })
+            let uniqueMs = try #require(event["registrationMs"] as? Int)
+            #expect(event["name"] as? String == name)
+            #expect(uniqueMs < 500, "established after \(uniqueMs) ms: it was probed")
+            #expect(probedMs >= 500, "a probed name took only \(probedMs) ms")
+            let found = try #require(await browser.waitFor(timeout: 2, Self.isFound(name)), "not found within 2 s")
+            let foundMs = Self.elapsed(since: start)
+            #expect(found["txt"] as? [String: String] == ["peer": "00000000000000ab", "v": "1"])
+            #expect(found["port"] as? Int == 4242)
+            let addresses = found["addresses"] as? [String] ?? []
+            let address = try lab.address(1)
+            #expect(addresses.contains(address), "addresses \(addresses)")
+            let listing = try lab.run(2, ["avahi-browse", "-rpt", Self.type], timeout: 10)
+            let resolved = listing.stdout.split(separator: "\n").filter {
+                $0.hasPrefix("=") && $0.contains("00000000000000ab") && $0.contains(";4242;")
+            }
+            #expect(!resolved.isEmpty, "avahi-browse did not resolve it: \(listing.stdout)")
+            unique.send("withdraw")
+            let removed = await browser.waitFor(timeout: 2) {
+                $0["event"] as? String == "removed" && $0["name"] as? String == name
+            }
+            #expect(removed != nil, "not removed within 2 s")
+            print("measured: registered in \(uniqueMs) ms unprobed, \(probedMs) ms probed; found \(Int(foundMs)) ms")
         }
     }
 

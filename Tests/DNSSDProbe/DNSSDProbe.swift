@@ -65,12 +65,16 @@ extension DNSSDProbe {
         @Option(help: "Service type.") var type = ServiceDescription.defaultType
         @Option(help: "Port.") var port: UInt16
         @Option(help: "TXT entry key=value (repeatable).") var txt: [String] = []
+        @Flag(help: "The name is known to be unique: announce without probing.") var unique = false
 
         func run() async throws {
             let connection = try await AvahiConnection.connect(logger: makeLogger())
+            let asked = ContinuousClock.now
             let publication = try await connection.publish(
-                ServiceDescription(name: name, type: type, port: port, txt: try parseTXT(txt)))
-            emit("established", ["name": publication.name])
+                ServiceDescription(name: name, type: type, port: port, txt: try parseTXT(txt), isNameUnique: unique))
+            emit(
+                "established",
+                ["name": publication.name, "registrationMs": Int((ContinuousClock.now - asked) / .milliseconds(1))])
             Task {
                 // After a daemon restart the publication registers again; report each time it is established.
                 var wasEstablished = true

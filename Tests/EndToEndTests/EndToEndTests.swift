@@ -113,7 +113,8 @@ struct EndToEndTests {
             let listing =
                 (try? cluster.lab.run(2, ["avahi-browse", "-rpt", "_lansession._tcp"], timeout: 10))?.stdout ?? ""
             return listing.split(separator: "\n").contains { line in
-                line.hasPrefix("=") && line.contains(";h1;") && line.contains("\"id=\(id)\"")
+                // The instance name "h1 (<id>)" as avahi-browse -p escapes it.
+                line.hasPrefix("=") && line.contains(";h1\\032\\040\(id)\\041;") && line.contains("\"id=\(id)\"")
                     && line.contains("\"v=2\"")
                     && line.contains("\"s=e2e\"") && line.contains("\"u=47000\"") && line.contains("\"n=h1\"")
                     && line.contains(";47000;")

@@ -18,6 +18,18 @@ struct DiscoveryRecordTests {
         #expect(DiscoveryRecord(txt: record.txt) == record)
     }
 
+    @Test("the instance name is the display name and the peer id, cut to one DNS label")
+    func instanceName() {
+        #expect(record.instanceName == "alice (000000000000abcd)")
+        var long = record
+        long.displayName = String(repeating: "é", count: 40)  // 80 bytes
+        #expect(long.instanceName.utf8.count <= 63)
+        #expect(long.instanceName == String(repeating: "é", count: 22) + " (000000000000abcd)")
+        var unnamed = record
+        unnamed.displayName = ""
+        #expect(unnamed.instanceName == "000000000000abcd")
+    }
+
     @Test("records without the required keys are not LanSession peers")
     func missingKeys() {
         for key in ["v", "id", "s"] {

@@ -34,24 +34,26 @@ def anonymous_kib(pid):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hosts", type=int, required=True)
-    parser.add_argument("--start-ns", type=int, required=True)
+    parser.add_argument("--start-from", required=True)
     parser.add_argument("--seconds", type=int, required=True)
     parser.add_argument("--json", type=int, required=True)
     parser.add_argument("--holders", required=True)
-    parser.add_argument("--daemons", required=True)
     parser.add_argument("--avahis", required=True)
     options = parser.parse_args()
     n = options.hosts
-    if os.environ.get("MESH_DEBUG"):
-        print(f"{(time.time_ns() - options.start_ns) / 1e6:.0f} ms: measuring", file=sys.stderr)
     holders = options.holders.split()
-    daemons = [int(p) for p in options.daemons.split()]
     avahis = [int(p) for p in options.avahis.split()]
     avahi_before = sum(cpu_seconds(pid) for pid in avahis)
-    for pid in daemons:
-        name = open(f"/proc/{pid}/comm").read().strip()
-        if name != "sessiond":
-            sys.exit(f"bench mesh: process {pid} is {name}, not sessiond")
+    # Started before the daemons: the start time and their pids come once they all run.
+    with open(options.start_from) as start:
+        fields = start.readline().split()
+    options.start_ns = int(fields[0])
+    daemons = [int(p) for p in fields[1:]]
+    if len(daemons) != n:
+        sys.exit(f"bench mesh: {len(daemons)} daemons started, not {n}")
+    if os.environ.get("MESH_DEBUG"):
+        print(f"{(time.time_ns() - options.start_ns) / 1e6:.0f} ms: measuring", file=sys.stderr)
+    # Each pid is sessiond's once its launcher has exec'd; that is checked after the mesh (a check now would poll).
 
     # Each daemon's events, subscribed to as soon as its control socket is there, over a snapshot of the peers it
     # already had then; nothing waits on one daemon while another has something to say, and nothing polls, which
@@ -144,6 +146,10 @@ def main():
         if peers != n - 1:
             sys.exit(f"bench mesh: h{i + 1} has {peers} peers after its events said {n - 1}")
     controls = [Control(f"/proc/{holder}/root/run/mesh.sock", deadline) for holder in holders]
+    for pid in daemons:
+        name = open(f"/proc/{pid}/comm").read().strip()
+        if name != "sessiond":
+            sys.exit(f"bench mesh: process {pid} is {name}, not sessiond")
     meshed_ms = [m / 1e6 for m in meshed]
     serving_ms = [s / 1e6 for s in serving]
     # CPU the daemons took from their start until all were meshed, and what the avahi-daemons took meanwhile.

@@ -76,6 +76,15 @@ for _ in $(seq 40); do
     ((quiet < 2)) || break
 done
 
+# The watcher starts first and waits on a pipe for the start time and the daemons' pids: a Python started after the
+# daemons would compete with them for the CPU and see them later than they are ready.
+start_pipe="$work/start"
+mkfifo "$start_pipe"
+python3 "$root/scripts/lib/mesh-bench.py" --hosts "$hosts" --start-from "$start_pipe" --seconds "$seconds" \
+    --json "$json" --holders "${holders[*]}" --avahis "${avahis[*]}" &
+watcher=$!
+exec 4>"$start_pipe" # opens once the watcher reads it, after its imports
+
 for i in $(seq "$hosts"); do
     found=()
     if ((static)); then
@@ -89,7 +98,6 @@ for i in $(seq "$hosts"); do
     daemons+=("$spawned_pid")
 done
 last_start=$(date +%s%N)
-
-python3 "$root/scripts/lib/mesh-bench.py" --hosts "$hosts" --start-ns "$last_start" --seconds "$seconds" \
-    --json "$json" --holders "${holders[*]}" --daemons "${daemons[*]}" \
-    --avahis "${avahis[*]}"
+echo "$last_start ${daemons[*]}" >&4
+exec 4>&-
+wait "$watcher"
