@@ -36,11 +36,12 @@ extension BubblesAndCounter {
         return promise.futureResult
     }
 
-    /// Counts `count` presses at once; only without a ``LocalCountStore`` (with one, ``increment(by:)`` saves first).
-    func incrementInMemory(by count: UInt64) throws(SessionError) -> UInt64 {
-        precondition(context.configuration.localCountStore == nil, "a count store is saved to first")
-        guard count > 0 else { throw SessionError(.invalidArgument, "an increment counts at least 1") }
-        return try commitIncrement(to: try target(adding: count))
+    /// Raises the replica to the count that increments without a store reached, and sends it at the end of this
+    /// turn; queued by the first of them (see ``LocalIncrements``), and done before the counter is read.
+    func foldLocalIncrements() {
+        let count = localIncrements.startFold()
+        guard context.configuration.localCountStore == nil, context.isRunning else { return }
+        raiseLocal(to: count)
     }
 
     private func target(adding count: UInt64) throws(SessionError) -> UInt64 {
@@ -49,17 +50,33 @@ extension BubblesAndCounter {
         return target
     }
 
-    /// Raises the local count to `target` and sends it to every member.
+    /// Raises the local count to `target`; it goes to every member at the end of this turn of the loop.
+    ///
+    /// The count on the wire is absolute, so the increments of one turn coalesce into one message per member and one
+    /// event: the members count each of them once all the same.
     private func commitIncrement(to target: UInt64) throws(SessionError) -> UInt64 {
         guard context.isRunning else { throw SessionError(.notRunning, "the session was stopped") }
-        if replica.commitLocal(target) {
-            context.forEachMember { peer in
-                replica.sentLocal(to: peer)  // first: an overflow while sending forgets it again
-                context.sendReliably(.counterIncrement(count: target), to: peer)
-            }
-            context.emit(.counter(localPeer, count: target, total: counter.total))
-        }
+        raiseLocal(to: target)
         return replica.localCount
+    }
+
+    private func raiseLocal(to target: UInt64) {
+        guard replica.commitLocal(target), !localCountSendScheduled else { return }
+        localCountSendScheduled = true
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        loop.execute { bound.value.sendLocalCount() }
+    }
+
+    /// Sends the local count to every member, and tells subscribers.
+    private func sendLocalCount() {
+        localCountSendScheduled = false
+        guard context.isRunning else { return }
+        let count = replica.localCount
+        context.forEachMember { peer in
+            replica.sentLocal(to: peer)  // first: an overflow while sending forgets it again
+            context.sendReliably(.counterIncrement(count: count), to: peer)
+        }
+        context.emit(.counter(localPeer, count: count, total: counter.total))
     }
 
     func receivedIncrement(_ count: UInt64, from peer: PeerID) {

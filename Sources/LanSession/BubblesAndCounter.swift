@@ -13,13 +13,21 @@ final class BubblesAndCounter: SessionApplication {
     /// Increments wait for the one before them to be saved and sent, so that a failed save never leaves a later
     /// increment counting the failed one.
     var incrementTail: EventLoopFuture<Void>
+    /// The local count is to be sent at the end of this turn of the loop (see ``commitIncrement(to:)``).
+    var localCountSendScheduled = false
+    /// Increments made without a hop to the loop (no count store), folded into the replica by the loop.
+    let localIncrements: LocalIncrements
     var lastCounterExchange = NIODeadline.now()
     var bubbles = BubbleBoard()
     var moveSequence = [UInt16](repeating: 0, count: BubbleBoard.count)
     var layout: PlayerLayout
 
-    init(context: any ApplicationContext) {
+    /// `localIncrements` is shared with the ``Session`` that adds to it; by default the application has its own.
+    init(context: any ApplicationContext, localIncrements: LocalIncrements? = nil) {
         self.context = context
+        self.localIncrements =
+            localIncrements
+            ?? LocalIncrements(startingAt: context.configuration.initialCounts[context.localPeer] ?? 0)
         self.replica = CounterReplica(local: context.localPeer, counts: context.configuration.initialCounts)
         self.incrementTail = context.loop.makeSucceededVoidFuture()
         self.layout = PlayerLayout(members: [context.localPeer])
@@ -28,8 +36,11 @@ final class BubblesAndCounter: SessionApplication {
     var localPeer: PeerID { context.localPeer }
     var loop: any EventLoop { context.loop }
 
-    /// The replicated counter.
-    var counter: GCounter { replica.counter }
+    /// The replicated counter, with every increment made so far.
+    var counter: GCounter {
+        foldLocalIncrements()
+        return replica.counter
+    }
 
     // MARK: - SessionApplication
 

@@ -18,15 +18,23 @@ extension Session {
         try await application { $0.layout }
     }
 
-    /// Adds `count` presses by this peer: makes the new count durable (with the configuration's
-    /// ``SessionConfiguration/localCountStore``), then sends it reliably to every member. Returns this peer's count
-    /// once both are done; when the save fails, nothing was sent and the count is unchanged.
+    /// Adds `count` presses by this peer and returns this peer's count; every member gets it reliably.
+    ///
+    /// With the configuration's ``SessionConfiguration/localCountStore``, the new count is durable before it is sent
+    /// and before this returns; when the save fails, nothing was sent and the count is unchanged. Without one, the
+    /// count grows at once on the caller's thread (no hop to the session's loop) and leaves at the end of the loop's
+    /// turn: the increments of many callers in one turn go out as one message, since the count on the wire is
+    /// absolute.
     @discardableResult
     public func increment(by count: UInt64 = 1) async throws(SessionError) -> UInt64 {
-        // Without a store nothing waits: one hop, no future. With one, still one hop (the save is waited for).
         guard configuration.localCountStore == nil else { return try await application { $0.increment(by: count) } }
-        return try await application { application throws(SessionError) in try application.incrementInMemory(by: count)
+        guard count > 0 else { throw SessionError(.invalidArgument, "an increment counts at least 1") }
+        guard !isStopped else { throw SessionError(.notRunning, "the session was stopped") }
+        guard let total = localIncrements.add(count) else {
+            throw SessionError(.invalidArgument, "the count would pass \(UInt64.max)")
         }
+        if localIncrements.claimFold() { schedule { _, application in application.foldLocalIncrements() } }
+        return total
     }
 
     /// Asks for bubble `view`; the coordinator's answer arrives as a ``SessionEvent/holder(view:holder:)`` event.

@@ -38,6 +38,8 @@ public final class Session: Sendable {
         let application: BubblesAndCounter
     }
     private let stopped = Mutex(false)
+    /// This peer's count as ``increment(by:)`` raises it without a count store.
+    let localIncrements: LocalIncrements
 
     /// Creates a session; nothing is bound until ``start()``.
     ///
@@ -71,7 +73,9 @@ public final class Session: Sendable {
         }()
         let core = SessionCore(
             configuration: configuration, loop: self.loop, transports: transports, logger: logger, events: fanout)
-        let application = BubblesAndCounter(context: core)
+        let localIncrements = LocalIncrements(startingAt: configuration.initialCounts[configuration.peerID] ?? 0)
+        self.localIncrements = localIncrements
+        let application = BubblesAndCounter(context: core, localIncrements: localIncrements)
         core.applications = [application]
         let box = NIOLoopBoundBox.makeBoxSendingValue(Parts(core: core, application: application), eventLoop: self.loop)
         self.parts = box
@@ -276,4 +280,13 @@ public final class Session: Sendable {
         let parts = self.parts
         loop.execute { body(parts.value.core) }
     }
+
+    /// Runs `body` with the core and the application on the loop, without waiting.
+    func schedule(_ body: @escaping @Sendable (SessionCore, BubblesAndCounter) -> Void) {
+        let parts = self.parts
+        loop.execute { body(parts.value.core, parts.value.application) }
+    }
+
+    /// ``stop()`` was called.
+    var isStopped: Bool { stopped.withLock { $0 } }
 }

@@ -111,7 +111,12 @@ struct HostileInputTests {
         #expect(try await eventually { try await bothConnected(a, b) })
         try await a.dropLink(to: PeerID(2))
         #expect(await eventsA.wait { $0.contains(.peerLost(PeerID(2))) })
-        for _ in 0..<200 { try await b.increment() }
+        // Each increment is read back before the next, so that each leaves as a message of its own (the increments
+        // of one turn of the loop coalesce into one): 200 messages for a replay buffer of 16.
+        for _ in 0..<200 {
+            try await b.increment()
+            _ = try await b.counter()
+        }
         #expect(try await eventually(timeout: .seconds(5)) { try await a.counter()[PeerID(2)] == 200 })
         #expect(eventsA.events.contains { if case .resynchronised(PeerID(2), _) = $0 { true } else { false } })
         try await Task.sleep(for: .milliseconds(200))
