@@ -197,6 +197,11 @@ struct ThroughputBench {
                         format: " %8d  %14.0f  %7.1f  %19.0f  %6.2f×", row.count, row.perSecond,
                         row.megabytesPerSecond, row.baselinePerSecond, row.perSecond / row.baselinePerSecond))
         }
+        if rows.contains(where: { $0.metric == "increments_per_second" }) {
+            print(
+                "increments: raw TCP sends a frame each; the session sends the absolute count once per turn of its loop, "
+                    + "so MB/s is of the increments, not of the wire")
+        }
     }
 }
 
