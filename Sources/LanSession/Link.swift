@@ -39,6 +39,8 @@ final class Link {
     var pending: ByteBuffer?
     /// The secret handshake and sealing; nil without a secret.
     let security: LinkSecurity?
+    /// The remote address when the link opened (nil on a transport without IP addresses).
+    let remoteAddress: SocketAddress?
 
     init(
         channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
@@ -52,6 +54,7 @@ final class Link {
         self.machine = LinkStateMachine(role: role)
         self.liveness = liveness
         self.openedAt = liveness.lastReceived
+        self.remoteAddress = channel.remoteAddress
         self.path = PathKey(
             transport: transport.name,
             address: transport.pathAddress(of: channel) ?? endpoint?.host ?? "?")
@@ -78,5 +81,21 @@ final class Link {
         return LinkInfo(
             transport: transport.name, address: remoteDescription, state: state,
             rttMicros: rtt.smoothed.map { Int($0.nanoseconds / 1000) }, encrypted: security?.isEstablished ?? false)
+    }
+}
+
+extension SocketAddress {
+    /// Whether `other` has the same IP address (ports aside), compared as bytes rather than formatted.
+    func hasSameIP(as other: SocketAddress) -> Bool {
+        switch (self, other) {
+        case (.v4(let mine), .v4(let theirs)):
+            return mine.address.sin_addr.s_addr == theirs.address.sin_addr.s_addr
+        case (.v6(let mine), .v6(let theirs)):
+            return withUnsafeBytes(of: mine.address.sin6_addr) { first in
+                withUnsafeBytes(of: theirs.address.sin6_addr) { second in first.elementsEqual(second) }
+            }
+        default:
+            return false
+        }
     }
 }

@@ -86,7 +86,7 @@ extension SessionCore {
             do throws(WireError) {
                 let header = try DatagramHeader.read(from: raw)
                 guard let link = tokens[header.linkToken], let peer = peer(of: link), peer.isConnected,
-                    link.channel.remoteAddress?.ipAddress == address.ipAddress
+                    link.remoteAddress?.hasSameIP(as: address) == true
                 else {
                     logger.trace("dropping a datagram with an unknown token from \(address)")
                     return
@@ -124,8 +124,9 @@ extension SessionCore {
     private func apply(
         _ reader: inout DatagramReader, from address: SocketAddress, link: Link, peer: PeerRecord
     ) throws(WireError) {
-        peer.lastDatagramReceived = .now()
-        link.liveness.didReceive(at: .now())
+        let now = NIODeadline.now()
+        peer.lastDatagramReceived = now
+        link.liveness.didReceive(at: now)
         while let message = try reader.next() {
             switch message {
             case .ping(let ping):
