@@ -50,17 +50,26 @@ struct DiscoveryRecord: Hashable, Sendable {
         return txt
     }
 
-    /// The DNS-SD instance name, "<display name> (<peer id>)": readable in a service browser and unique on the link
-    /// because of the id, so it is announced without probing. The display name is cut to fit a DNS label (63 bytes).
-    var instanceName: String {
-        let id = " (\(peerID))"
-        var shown = displayName
-        while shown.utf8.count + id.utf8.count > Self.maxLabel { shown.removeLast() }
-        return shown.isEmpty ? peerID.description : shown + id
-    }
+    /// The DNS-SD instance name: the peer id in 13 characters of base 32 (RFC 4648's lower-case alphabet, no
+    /// padding), unique on the link as the id is, so it is announced without probing. The display name travels in
+    /// the TXT record (`n`), as MultipeerConnectivity keeps its own out of the instance name.
+    ///
+    /// Short on purpose: avahi-daemon compares names character by character in every query, answer and known answer
+    /// it handles, and with "<display name> (<16 hex digits>)" a 32-host start cost the lab's avahi-daemons twice the
+    /// CPU of names like "h12".
+    var instanceName: String { Self.base32(peerID.rawValue) }
 
-    /// The longest DNS label, in bytes (RFC 1035 section 2.3.4).
-    static let maxLabel = 63
+    /// The 64 bits in 13 base-32 digits, most significant first (the first digit holds 4 bits).
+    static func base32(_ value: UInt64) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+        var digits = [UInt8](repeating: 0, count: 13)
+        var rest = value
+        for index in stride(from: 12, through: 0, by: -1) {
+            digits[index] = alphabet[Int(rest & 31)]
+            rest >>= 5
+        }
+        return String(decoding: digits, as: UTF8.self)
+    }
 
     /// Reads a TXT record; nil when a required key is missing or malformed.
     init?(txt: [String: String]) {

@@ -55,6 +55,11 @@ public final class SessionDiscovery: Sendable {
             datagramPort: configuration.datagrams ? UInt16(port) : 0, displayName: configuration.displayName,
             bluetooth: bluetooth)
         record.requiresSecret = configuration.isEncrypted
+        // RFC 6762 section 8.1 asks for a random 0-250 ms before the first probe, so that hosts started together do
+        // not probe together; there are no probes here, but the same delay spreads their announcements, and the
+        // avahi-daemons of a 16-host start then spend half the CPU (the delay is not on a join's path: a newcomer
+        // dials the peers it resolves, it is not waiting to be found).
+        try? await Task.sleep(for: .milliseconds(Int.random(in: 0...250)))
         let publication = try await connection.register(
             ServiceDescription(
                 name: record.instanceName, type: serviceType, port: UInt16(port), txt: record.txt, isNameUnique: true),

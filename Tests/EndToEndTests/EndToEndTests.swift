@@ -113,8 +113,11 @@ struct EndToEndTests {
             let listing =
                 (try? cluster.lab.run(2, ["avahi-browse", "-rpt", "_lansession._tcp"], timeout: 10))?.stdout ?? ""
             return listing.split(separator: "\n").contains { line in
-                // The instance name "h1 (<id>)" as avahi-browse -p escapes it.
-                line.hasPrefix("=") && line.contains(";h1\\032\\040\(id)\\041;") && line.contains("\"id=\(id)\"")
+                // The instance name (fourth field) is the peer id in 13 base-32 digits; the name is in the TXT record.
+                let fields = line.split(separator: ";", omittingEmptySubsequences: false)
+                return line.hasPrefix("=") && fields.count > 3 && fields[3].count == 13
+                    && fields[3].allSatisfy { ("a"..."z").contains($0) || ("2"..."7").contains($0) }
+                    && line.contains("\"id=\(id)\"")
                     && line.contains("\"v=2\"")
                     && line.contains("\"s=e2e\"") && line.contains("\"u=47000\"") && line.contains("\"n=h1\"")
                     && line.contains(";47000;")

@@ -18,16 +18,15 @@ struct DiscoveryRecordTests {
         #expect(DiscoveryRecord(txt: record.txt) == record)
     }
 
-    @Test("the instance name is the display name and the peer id, cut to one DNS label")
+    @Test("the instance name is the peer id in 13 base-32 digits, whatever the display name")
     func instanceName() {
-        #expect(record.instanceName == "alice (000000000000abcd)")
-        var long = record
-        long.displayName = String(repeating: "é", count: 40)  // 80 bytes
-        #expect(long.instanceName.utf8.count <= 63)
-        #expect(long.instanceName == String(repeating: "é", count: 22) + " (000000000000abcd)")
-        var unnamed = record
-        unnamed.displayName = ""
-        #expect(unnamed.instanceName == "000000000000abcd")
+        #expect(record.instanceName == "aaaaaaaaabk6n")  // 0xABCD: 1 01010 11110 01101
+        #expect(DiscoveryRecord.base32(0) == "aaaaaaaaaaaaa")
+        #expect(DiscoveryRecord.base32(.max) == "p777777777777")
+        #expect(DiscoveryRecord.base32(1 << 63) == "iaaaaaaaaaaaa")
+        var renamed = record
+        renamed.displayName = String(repeating: "é", count: 40)
+        #expect(renamed.instanceName == record.instanceName)
     }
 
     @Test("records without the required keys are not LanSession peers")
