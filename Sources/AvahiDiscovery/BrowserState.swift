@@ -28,6 +28,8 @@ final class BrowserState: @unchecked Sendable {
     }
 
     struct Instance {
+        /// Where the browser sees the instance now.
+        var sightings: Set<Sighting> = []
         var resolvers: [Sighting: OpaquePointer] = [:]
         var resolutions: [Sighting: Resolution] = [:]
         var isLocal = false
@@ -38,6 +40,8 @@ final class BrowserState: @unchecked Sendable {
     private unowned let connection: AvahiConnection
     let type: String
     let domain: String?
+    /// Resolvers stay and report changes (TXT updates, new addresses); otherwise each is freed after its first answer.
+    let followsChanges: Bool
     private let continuation: AsyncStream<BrowseEvent>.Continuation
     private var browser: OpaquePointer?
     private var instances: [InstanceKey: Instance] = [:]
@@ -46,11 +50,13 @@ final class BrowserState: @unchecked Sendable {
     private var finished = false
 
     init(
-        connection: AvahiConnection, type: String, domain: String?, continuation: AsyncStream<BrowseEvent>.Continuation
+        connection: AvahiConnection, type: String, domain: String?, followsChanges: Bool,
+        continuation: AsyncStream<BrowseEvent>.Continuation
     ) {
         self.connection = connection
         self.type = type
         self.domain = domain
+        self.followsChanges = followsChanges
         self.continuation = continuation
     }
 
@@ -75,6 +81,7 @@ final class BrowserState: @unchecked Sendable {
         for key in instances.keys { stale.insert(key) }
         for key in instances.keys {
             instances[key]?.resolvers = [:]
+            instances[key]?.sightings = []
         }
         continuation.yield(.failure(error))
     }
@@ -106,7 +113,8 @@ final class BrowserState: @unchecked Sendable {
             var instance = instances[key] ?? Instance()
             instance.isLocal = instance.isLocal || flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0
             instance.isOwn = instance.isOwn || flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0
-            if instance.resolvers[sighting] == nil {
+            instance.sightings.insert(sighting)
+            if instance.resolvers[sighting] == nil, followsChanges || instance.resolutions[sighting] == nil {
                 let userdata = Unmanaged.passUnretained(self).toOpaque()
                 if let resolver = avahi_service_resolver_new(
                     client, interface, `protocol`, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC),
@@ -126,7 +134,8 @@ final class BrowserState: @unchecked Sendable {
             guard var instance = instances[key] else { return }
             if let resolver = instance.resolvers.removeValue(forKey: sighting) { avahi_service_resolver_free(resolver) }
             instance.resolutions[sighting] = nil
-            if instance.resolvers.isEmpty {
+            instance.sightings.remove(sighting)
+            if instance.sightings.isEmpty {
                 instances[key] = nil
                 if instance.lastReported != nil {
                     continuation.yield(.removed(name: name, type: type, domain: domain))
@@ -136,7 +145,7 @@ final class BrowserState: @unchecked Sendable {
                 report(key)
             }
         case AVAHI_BROWSER_ALL_FOR_NOW:
-            for key in stale where instances[key]?.resolvers.isEmpty ?? true {
+            for key in stale where instances[key]?.sightings.isEmpty ?? true {
                 let reported = instances[key]?.lastReported != nil
                 instances[key] = nil
                 if reported { continuation.yield(.removed(name: key.name, type: key.type, domain: key.domain)) }
@@ -177,6 +186,10 @@ final class BrowserState: @unchecked Sendable {
                 interfaceName: resolvedInterface ? Self.string(fromNulTerminated: interfaceName) : "\(interface)")
             instances[key]?.resolutions[sighting] = Resolution(
                 hostName: hostName ?? "", port: port, address: serviceAddress, txt: TXTRecord.dictionary(txt))
+            if !followsChanges, let resolver = instances[key]?.resolvers.removeValue(forKey: sighting) {
+                // Avahi allows freeing a resolver in its own callback; its record browsers stop querying with it.
+                avahi_service_resolver_free(resolver)
+            }
             report(key)
         case AVAHI_RESOLVER_FAILURE:
             connection.logger.debug("resolving \(name) on interface \(interface) failed; waiting for the next answer")
@@ -208,11 +221,18 @@ final class BrowserState: @unchecked Sendable {
 extension AvahiConnection {
     /// Browses for services of `type`, resolving each instance on every interface and protocol it appears on.
     ///
+    /// With `followingChanges` (the default) each resolver stays and reports a changed TXT record or address. Without,
+    /// a resolver is freed after its first answer and an instance is resolved again only after it went away and came
+    /// back: a resolver keeps querying for its SRV, TXT and address records (at 1, 2, 4, 8… s), and on a link with
+    /// many instances those queries, times every browser, are most of the avahi-daemons' work.
+    ///
     /// The stream runs until the consumer stops iterating or the connection closes.
-    public func browse(type: String = ServiceDescription.defaultType, domain: String? = nil) -> AsyncStream<BrowseEvent>
-    {
+    public func browse(
+        type: String = ServiceDescription.defaultType, domain: String? = nil, followingChanges: Bool = true
+    ) -> AsyncStream<BrowseEvent> {
         let (stream, continuation) = AsyncStream<BrowseEvent>.makeStream(bufferingPolicy: .unbounded)
-        let state = BrowserState(connection: self, type: type, domain: domain, continuation: continuation)
+        let state = BrowserState(
+            connection: self, type: type, domain: domain, followsChanges: followingChanges, continuation: continuation)
         continuation.onTermination = { [weak self] _ in
             // May run on Avahi's thread (lock held): hop to the queue before taking the lock.
             guard let self else { return }

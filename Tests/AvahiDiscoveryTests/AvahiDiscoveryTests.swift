@@ -21,8 +21,9 @@ struct AvahiDiscoveryTests {
         try await body(lab)
     }
 
-    func browse(_ lab: TestLab, host: Int, seconds: Int = 20) throws -> HostProcess {
-        try lab.spawn(host, [Self.probe, "browse", "--type", Self.type, "--timeout", "\(seconds)"])
+    func browse(_ lab: TestLab, host: Int, seconds: Int = 20, once: Bool = false) throws -> HostProcess {
+        try lab.spawn(
+            host, [Self.probe, "browse", "--type", Self.type, "--timeout", "\(seconds)"] + (once ? ["--once"] : []))
     }
 
     func publish(
@@ -142,6 +143,38 @@ struct AvahiDiscoveryTests {
             }
             #expect(removed != nil, "not removed within 2 s")
             print("measured: registered in \(uniqueMs) ms unprobed, \(probedMs) ms probed; found \(Int(foundMs)) ms")
+        }
+    }
+
+    @Test("resolving once: found with its records, a TXT update is not followed, withdrawn and back is found again")
+    func resolveOnce() async throws {
+        try await withLab(2) { lab in
+            let browser = try browse(lab, host: 2, once: true)
+            defer { browser.stop() }
+            _ = await browser.waitFor(timeout: 5) { $0["event"] as? String == "allForNow" }
+            let publisher = try publish(lab, host: 1, name: "once", port: 4343, txt: ["v=1"])
+            defer { publisher.stop() }
+            let found = try #require(await browser.waitFor(timeout: 3, Self.isFound("once")), "not found within 3 s")
+            #expect(found["txt"] as? [String: String] == ["v": "1"])
+            #expect(found["port"] as? Int == 4343)
+            publisher.send("txt v=2")
+            _ = await publisher.waitFor(timeout: 5) { $0["event"] as? String == "txtUpdated" }
+            // A following browser sees an update within about 2 s (the first test); this one must not, in 5 s.
+            let updated = await browser.waitFor(timeout: 5) {
+                Self.isFound("once")($0) && ($0["txt"] as? [String: String])?["v"] == "2"
+            }
+            #expect(updated == nil, "the update was followed")
+            publisher.send("withdraw")
+            let removed = await browser.waitFor(timeout: 3) {
+                $0["event"] as? String == "removed" && $0["name"] as? String == "once"
+            }
+            #expect(removed != nil, "not removed within 3 s")
+            let again = try publish(lab, host: 1, name: "once", port: 4343, txt: ["v=3"])
+            defer { again.stop() }
+            let back = await browser.waitFor(timeout: 5) {
+                Self.isFound("once")($0) && ($0["txt"] as? [String: String])?["v"] == "3"
+            }
+            #expect(back != nil, "not found again after it came back")
         }
     }
 

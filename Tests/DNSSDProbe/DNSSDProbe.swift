@@ -110,10 +110,11 @@ extension DNSSDProbe {
 
         @Option(help: "Service type.") var type = ServiceDescription.defaultType
         @Option(help: "Seconds to browse.") var timeout: Double = 10
+        @Flag(help: "Resolve each instance once, without following its changes.") var once = false
 
         func run() async throws {
             let connection = try await AvahiConnection.connect(logger: makeLogger())
-            let events = connection.browse(type: type)
+            let events = connection.browse(type: type, followingChanges: !once)
             let deadline = Task {
                 try? await Task.sleep(for: .seconds(timeout))
                 await connection.close()
