@@ -1,14 +1,9 @@
 import NIOCore
 import WireCodec
 
-/// Frames what a link reads into messages and hands them, and the link's events, to the session core; runs on the
-/// core's event loop.
-///
-/// The framing is done here rather than by a `ByteToMessageHandler` in front: a message goes from the read buffer to
-/// the core without being boxed for the pipeline, and the read buffer is let go of at once (only the bytes of an
-/// incomplete frame are copied and kept), so the channel reuses it for the next read.
+/// Hands a link's events to the session core; runs on the core's event loop.
 final class LinkHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = Message
 
     private let core: SessionCore
     private let role: LinkStateMachine.Role
@@ -17,11 +12,6 @@ final class LinkHandler: ChannelInboundHandler {
     private let intendedPeer: PeerID?
     private let security: LinkSecurity?
     private var link: Link?
-    private var decoder: WireFrameDecoder
-    /// The bytes of an incomplete frame, waiting for the rest.
-    private var partial: ByteBuffer?
-    /// A frame was malformed: nothing more is read.
-    private var failed = false
 
     init(
         core: SessionCore, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
@@ -33,7 +23,6 @@ final class LinkHandler: ChannelInboundHandler {
         self.transport = transport
         self.endpoint = endpoint
         self.intendedPeer = intendedPeer
-        self.decoder = WireFrameDecoder(limits: .default, security: security)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -44,32 +33,11 @@ final class LinkHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !failed else { return }
-        var buffer = unwrapInboundIn(data)
-        if var partial {
-            self.partial = nil
-            partial.writeBuffer(&buffer)
-            buffer = partial
-        }
-        do {
-            while let message = try decoder.next(from: &buffer) {
-                if let link { core.received(message, on: link) }
-                guard !failed, context.channel.isActive else { return }
-            }
-        } catch {
-            failed = true
-            errorCaught(context: context, error: error)
-            return
-        }
-        if buffer.readableBytes > 0 {
-            var kept = context.channel.allocator.buffer(capacity: max(buffer.readableBytes, 1_024))
-            kept.writeBuffer(&buffer)
-            partial = kept
-        }
+        guard let link else { return }
+        core.received(unwrapInboundIn(data), on: link)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        partial = nil
         if let link { core.linkClosed(link) }
         context.fireChannelInactive()
     }
