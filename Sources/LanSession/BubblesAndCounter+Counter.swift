@@ -4,16 +4,12 @@ import WireCodec
 
 /// The replicated counter: durable local increments, idempotent merges, and anti-entropy between connected peers.
 extension BubblesAndCounter {
-    /// Counts `count` presses of the local peer: saved first (with a ``LocalCountStore``), then sent to every member
-    /// as the new absolute count. Succeeds with the local count once both are done; a failed save sends nothing.
-    func increment(by count: UInt64) -> EventLoopFuture<UInt64> {
+    /// Counts `count` presses of the local peer: saved to `store` first, then sent to every member as the new
+    /// absolute count. Succeeds with the local count once both are done; a failed save sends nothing. (Without a
+    /// store, ``Session/increment(by:)`` adds to ``localIncrements`` instead.)
+    func increment(by count: UInt64, savingTo store: any LocalCountStore) -> EventLoopFuture<UInt64> {
         guard count > 0 else {
             return loop.makeFailedFuture(SessionError(.invalidArgument, "an increment counts at least 1"))
-        }
-        guard let store = context.configuration.localCountStore else {
-            return loop.makeCompletedFuture { () throws(SessionError) -> UInt64 in
-                try commitIncrement(to: try target(adding: count))
-            }
         }
         let promise = loop.makePromise(of: UInt64.self)
         let bound = NIOLoopBound(self, eventLoop: loop)
@@ -37,10 +33,10 @@ extension BubblesAndCounter {
     }
 
     /// Raises the replica to the count that increments without a store reached, and sends it at the end of this
-    /// turn; queued by the first of them (see ``LocalIncrements``), and done before the counter is read.
+    /// turn; queued by the first of them (see ``LocalIncrements``), and done by ``Session/counter()`` before it reads.
     func foldLocalIncrements() {
         let count = localIncrements.startFold()
-        guard context.configuration.localCountStore == nil, context.isRunning else { return }
+        guard context.isRunning else { return }
         raiseLocal(to: count)
     }
 

@@ -15,20 +15,18 @@ final class BubblesAndCounter: SessionApplication {
     var incrementTail: EventLoopFuture<Void>
     /// The local count is to be sent at the end of this turn of the loop (see ``commitIncrement(to:)``).
     var localCountSendScheduled = false
-    /// Increments made without a hop to the loop (no count store), folded into the replica by the loop.
+    /// Increments made without a hop to the loop (no count store), folded into the replica by the loop; the
+    /// ``Session`` adds to it.
     let localIncrements: LocalIncrements
     var lastCounterExchange = NIODeadline.now()
     var bubbles = BubbleBoard()
     var moveSequence = [UInt16](repeating: 0, count: BubbleBoard.count)
     var layout: PlayerLayout
 
-    /// `localIncrements` is shared with the ``Session`` that adds to it; by default the application has its own.
-    init(context: any ApplicationContext, localIncrements: LocalIncrements? = nil) {
+    init(context: any ApplicationContext) {
         self.context = context
-        self.localIncrements =
-            localIncrements
-            ?? LocalIncrements(startingAt: context.configuration.initialCounts[context.localPeer] ?? 0)
         self.replica = CounterReplica(local: context.localPeer, counts: context.configuration.initialCounts)
+        self.localIncrements = LocalIncrements(startingAt: replica.localCount)
         self.incrementTail = context.loop.makeSucceededVoidFuture()
         self.layout = PlayerLayout(members: [context.localPeer])
     }
@@ -36,11 +34,8 @@ final class BubblesAndCounter: SessionApplication {
     var localPeer: PeerID { context.localPeer }
     var loop: any EventLoop { context.loop }
 
-    /// The replicated counter, with every increment made so far.
-    var counter: GCounter {
-        foldLocalIncrements()
-        return replica.counter
-    }
+    /// The replicated counter. Increments made off the loop count once folded (``foldLocalIncrements()``).
+    var counter: GCounter { replica.counter }
 
     // MARK: - SessionApplication
 

@@ -3,9 +3,12 @@ import NIOCore
 /// The original apps (a counter, three bubbles, player indexes), an application the session carries; see
 /// `BubblesAndCounter`.
 extension Session {
-    /// The replicated counter.
+    /// The replicated counter, with every increment this peer made so far.
     public func counter() async throws(SessionError) -> GCounter {
-        try await application { $0.counter }
+        try await application { application in
+            application.foldLocalIncrements()
+            return application.counter
+        }
     }
 
     /// The bubbles.
@@ -27,13 +30,15 @@ extension Session {
     /// absolute.
     @discardableResult
     public func increment(by count: UInt64 = 1) async throws(SessionError) -> UInt64 {
-        guard configuration.localCountStore == nil else { return try await application { $0.increment(by: count) } }
+        if let store = configuration.localCountStore {
+            return try await application { $0.increment(by: count, savingTo: store) }
+        }
         guard count > 0 else { throw SessionError(.invalidArgument, "an increment counts at least 1") }
         guard !isStopped else { throw SessionError(.notRunning, "the session was stopped") }
         guard let total = localIncrements.add(count) else {
             throw SessionError(.invalidArgument, "the count would pass \(UInt64.max)")
         }
-        if localIncrements.claimFold() { schedule { _, application in application.foldLocalIncrements() } }
+        if localIncrements.claimFold() { scheduleOnApplication { $0.foldLocalIncrements() } }
         return total
     }
 

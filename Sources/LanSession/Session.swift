@@ -73,9 +73,8 @@ public final class Session: Sendable {
         }()
         let core = SessionCore(
             configuration: configuration, loop: self.loop, transports: transports, logger: logger, events: fanout)
-        let localIncrements = LocalIncrements(startingAt: configuration.initialCounts[configuration.peerID] ?? 0)
-        self.localIncrements = localIncrements
-        let application = BubblesAndCounter(context: core, localIncrements: localIncrements)
+        let application = BubblesAndCounter(context: core)
+        self.localIncrements = application.localIncrements
         core.applications = [application]
         let box = NIOLoopBoundBox.makeBoxSendingValue(Parts(core: core, application: application), eventLoop: self.loop)
         self.parts = box
@@ -281,10 +280,10 @@ public final class Session: Sendable {
         loop.execute { body(parts.value.core) }
     }
 
-    /// Runs `body` with the core and the application on the loop, without waiting.
-    func schedule(_ body: @escaping @Sendable (SessionCore, BubblesAndCounter) -> Void) {
+    /// Runs `body` with the application of the original apps on the loop, without waiting.
+    func scheduleOnApplication(_ body: @escaping @Sendable (BubblesAndCounter) -> Void) {
         let parts = self.parts
-        loop.execute { body(parts.value.core, parts.value.application) }
+        loop.execute { body(parts.value.application) }
     }
 
     /// ``stop()`` was called.

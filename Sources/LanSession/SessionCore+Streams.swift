@@ -23,8 +23,8 @@ extension SessionCore {
 
     /// Sends an application's message to `ids` (every member when nil). Reliable data waits, per peer, for room on
     /// the reliable channel (it is never dropped); unreliable data goes as a datagram where they get through.
-    /// Sends `bytes` to `ids` (every member when nil): nil when it is on every peer's channel already, otherwise
-    /// the future of the peers whose replay buffer is short of room (it succeeds as acknowledgements free room).
+    /// Returns nil when the message is on every peer's channel already, otherwise the future of the peers whose
+    /// replay buffer is short of room (it succeeds as acknowledgements free room).
     func sendData(_ bytes: [UInt8], to ids: [PeerID]?, reliable: Bool) throws(SessionError) -> EventLoopFuture<Void>? {
         let limit = reliable ? Wire.maxDataLength : Wire.maxUnreliableDataLength
         guard bytes.count <= limit else {

@@ -60,6 +60,7 @@ public final class SessionDiscovery: Sendable {
         // avahi-daemons of a 16-host start then spend half the CPU (the delay is not on a join's path: a newcomer
         // dials the peers it resolves, it is not waiting to be found).
         try? await Task.sleep(for: .milliseconds(Int.random(in: 0...250)))
+        guard !Task.isCancelled else { return }
         let publication = try await connection.register(
             ServiceDescription(
                 name: record.instanceName, type: serviceType, port: UInt16(port), txt: record.txt, isNameUnique: true),

@@ -83,6 +83,7 @@ mkfifo "$start_pipe"
 python3 "$root/scripts/lib/mesh-bench.py" --hosts "$hosts" --start-from "$start_pipe" --seconds "$seconds" \
     --json "$json" --holders "${holders[*]}" --avahis "${avahis[*]}" &
 watcher=$!
+spawned+=("$watcher") # ended by the cleanup should the script stop before it does
 exec 4>"$start_pipe" # opens once the watcher reads it, after its imports
 
 for i in $(seq "$hosts"); do
