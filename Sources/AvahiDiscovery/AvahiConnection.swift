@@ -33,7 +33,7 @@ public final class AvahiConnection: @unchecked Sendable {
     private var client: OpaquePointer?
     private var stateValue: State = .connecting
     private var publications: [ObjectIdentifier: ServicePublication] = [:]
-    private var browsers: [ObjectIdentifier: BrowserState] = [:]
+    private(set) var browsers: [ObjectIdentifier: BrowserState] = [:]
 
     private init(logger: Logger) {
         self.logger = logger

@@ -35,6 +35,11 @@ final class BrowserState: @unchecked Sendable {
         var isLocal = false
         var isOwn = false
         var lastReported: DiscoveredService?
+        /// With resolving on request: whether it was asked for (its sightings are resolved as they come).
+        var requested = false
+
+        /// The distinct interfaces it is seen on.
+        var interfaceCount: Int { Set(sightings.map(\.interface)).count }
     }
 
     private unowned let connection: AvahiConnection
@@ -42,6 +47,8 @@ final class BrowserState: @unchecked Sendable {
     let domain: String?
     /// Resolvers stay and report changes (TXT updates, new addresses); otherwise each is freed after its first answer.
     let followsChanges: Bool
+    /// An instance is only reported as sighted until ``resolve(name:domain:)`` asks for it.
+    let resolvesOnRequest: Bool
     private let continuation: AsyncStream<BrowseEvent>.Continuation
     private var browser: OpaquePointer?
     private var instances: [InstanceKey: Instance] = [:]
@@ -50,13 +57,14 @@ final class BrowserState: @unchecked Sendable {
     private var finished = false
 
     init(
-        connection: AvahiConnection, type: String, domain: String?, followsChanges: Bool,
+        connection: AvahiConnection, type: String, domain: String?, followsChanges: Bool, resolvesOnRequest: Bool,
         continuation: AsyncStream<BrowseEvent>.Continuation
     ) {
         self.connection = connection
         self.type = type
         self.domain = domain
         self.followsChanges = followsChanges
+        self.resolvesOnRequest = resolvesOnRequest
         self.continuation = continuation
     }
 
@@ -106,27 +114,24 @@ final class BrowserState: @unchecked Sendable {
         guard !finished, browser == self.browser else { return }
         switch event {
         case AVAHI_BROWSER_NEW:
-            guard let name, let type, let domain, let client = avahi_service_browser_get_client(browser) else { return }
+            guard let name, let type, let domain else { return }
             let key = InstanceKey(name: name, type: type, domain: domain)
             let sighting = Sighting(interface: interface, protocol: `protocol`)
             stale.remove(key)
             var instance = instances[key] ?? Instance()
+            let interfacesBefore = instances[key] == nil ? 0 : instance.interfaceCount
             instance.isLocal = instance.isLocal || flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0
             instance.isOwn = instance.isOwn || flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0
             instance.sightings.insert(sighting)
-            if instance.resolvers[sighting] == nil, followsChanges || instance.resolutions[sighting] == nil {
-                let userdata = Unmanaged.passUnretained(self).toOpaque()
-                if let resolver = avahi_service_resolver_new(
-                    client, interface, `protocol`, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC),
-                    AvahiLookupFlags(0), serviceResolverCallback, userdata)
-                {
-                    instance.resolvers[sighting] = resolver
-                } else {
-                    connection.logger.warning(
-                        "cannot resolve \(name): \(String(cString: avahi_strerror(avahi_client_errno(client))))")
-                }
-            }
             instances[key] = instance
+            if resolvesOnRequest && !instance.requested {
+                if instance.interfaceCount > interfacesBefore {
+                    continuation.yield(
+                        .sighted(name: name, type: type, domain: domain, interfaces: instance.interfaceCount))
+                }
+            } else {
+                startResolver(key, sighting)
+            }
         case AVAHI_BROWSER_REMOVE:
             guard let name, let type, let domain else { return }
             let key = InstanceKey(name: name, type: type, domain: domain)
@@ -137,7 +142,7 @@ final class BrowserState: @unchecked Sendable {
             instance.sightings.remove(sighting)
             if instance.sightings.isEmpty {
                 instances[key] = nil
-                if instance.lastReported != nil {
+                if instance.lastReported != nil || resolvesOnRequest {  // reported as found, or as sighted
                     continuation.yield(.removed(name: name, type: type, domain: domain))
                 }
             } else {
@@ -146,7 +151,7 @@ final class BrowserState: @unchecked Sendable {
             }
         case AVAHI_BROWSER_ALL_FOR_NOW:
             for key in stale where instances[key]?.sightings.isEmpty ?? true {
-                let reported = instances[key]?.lastReported != nil
+                let reported = instances[key]?.lastReported != nil || resolvesOnRequest
                 instances[key] = nil
                 if reported { continuation.yield(.removed(name: key.name, type: key.type, domain: key.domain)) }
             }
@@ -160,6 +165,33 @@ final class BrowserState: @unchecked Sendable {
             continuation.yield(.failure(AvahiError(avahiErrno: code, operation: "browsing for \(self.type)")))
         default:
             connection.logger.warning("service browser reported unknown event \(event.rawValue)")
+        }
+    }
+
+    /// Resolves `key` where it is sighted and not resolved yet.
+    private func startResolver(_ key: InstanceKey, _ sighting: Sighting) {
+        guard let browser, let client = avahi_service_browser_get_client(browser), var instance = instances[key],
+            instance.resolvers[sighting] == nil, followsChanges || instance.resolutions[sighting] == nil
+        else { return }
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        if let resolver = avahi_service_resolver_new(
+            client, sighting.interface, sighting.protocol, key.name, key.type, key.domain,
+            AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiLookupFlags(0), serviceResolverCallback, userdata)
+        {
+            instance.resolvers[sighting] = resolver
+            instances[key] = instance
+        } else {
+            connection.logger.warning(
+                "cannot resolve \(key.name): \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+        }
+    }
+
+    /// Resolves the instance `name` where it is sighted, now and from now on.
+    func resolve(name: String, domain: String?) {
+        guard !finished else { return }
+        for key in instances.keys where key.name == name && (domain == nil || key.domain == domain) {
+            instances[key]?.requested = true
+            for sighting in instances[key]?.sightings ?? [] { startResolver(key, sighting) }
         }
     }
 
@@ -226,13 +258,20 @@ extension AvahiConnection {
     /// back: a resolver keeps querying for its SRV, TXT and address records (at 1, 2, 4, 8… s), and on a link with
     /// many instances those queries, times every browser, are most of the avahi-daemons' work.
     ///
+    /// With `resolvingOnRequest` an instance is reported as ``BrowseEvent/sighted(name:type:domain:interfaces:)``
+    /// (again when it shows up on another interface) and resolved only once ``resolve(_:type:domain:)`` asks for it:
+    /// a resolve costs queries that every avahi-daemon on the link handles, and a consumer that can tell from the
+    /// name that it already reaches the instance need not resolve it.
+    ///
     /// The stream runs until the consumer stops iterating or the connection closes.
     public func browse(
-        type: String = ServiceDescription.defaultType, domain: String? = nil, followingChanges: Bool = true
+        type: String = ServiceDescription.defaultType, domain: String? = nil, followingChanges: Bool = true,
+        resolvingOnRequest: Bool = false
     ) -> AsyncStream<BrowseEvent> {
         let (stream, continuation) = AsyncStream<BrowseEvent>.makeStream(bufferingPolicy: .unbounded)
         let state = BrowserState(
-            connection: self, type: type, domain: domain, followsChanges: followingChanges, continuation: continuation)
+            connection: self, type: type, domain: domain, followsChanges: followingChanges,
+            resolvesOnRequest: resolvingOnRequest, continuation: continuation)
         continuation.onTermination = { [weak self] _ in
             // May run on Avahi's thread (lock held): hop to the queue before taking the lock.
             guard let self else { return }
@@ -254,6 +293,18 @@ extension AvahiConnection {
             }
         }
         return stream
+    }
+
+    /// Resolves the instance `name` of `type` for every browse of that type that resolves on request: where it is
+    /// sighted now and wherever it shows up later. Reported as ``BrowseEvent/found(_:)`` on those browses.
+    public func resolve(_ name: String, type: String = ServiceDescription.defaultType, domain: String? = nil) {
+        queue.async {
+            self.locked {
+                for browser in self.browsers.values where browser.type == type && browser.resolvesOnRequest {
+                    browser.resolve(name: name, domain: domain)
+                }
+            }
+        }
     }
 }
 

@@ -71,6 +71,8 @@ public struct ServiceAddress: Hashable, Sendable, CustomStringConvertible {
 public enum BrowseEvent: Hashable, Sendable {
     /// An instance was resolved, or changed (another address, a new TXT record, a new port): the full current view.
     case found(DiscoveredService)
+    /// With resolving on request: an instance was seen, on `interfaces` distinct interfaces so far; not resolved yet.
+    case sighted(name: String, type: String, domain: String, interfaces: Int)
     /// An instance disappeared from every interface and protocol.
     case removed(name: String, type: String, domain: String)
     /// Every instance already cached has been reported.

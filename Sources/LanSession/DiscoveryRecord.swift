@@ -71,6 +71,24 @@ struct DiscoveryRecord: Hashable, Sendable {
         return String(decoding: digits, as: UTF8.self)
     }
 
+    /// The peer id an instance name carries (see ``instanceName``); nil for any other name.
+    static func peerID(fromInstanceName name: String) -> PeerID? {
+        let digits = Array(name.utf8)
+        guard digits.count == 13 else { return nil }
+        var value: UInt64 = 0
+        for (index, digit) in digits.enumerated() {
+            let five: UInt64
+            switch digit {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): five = UInt64(digit - UInt8(ascii: "a"))
+            case UInt8(ascii: "2")...UInt8(ascii: "7"): five = UInt64(digit - UInt8(ascii: "2")) + 26
+            default: return nil
+            }
+            if index == 0 && five > 15 { return nil }  // the first digit holds 4 bits
+            value = value << 5 | five
+        }
+        return PeerID(value)
+    }
+
     /// Reads a TXT record; nil when a required key is missing or malformed.
     init?(txt: [String: String]) {
         guard let version = txt["v"].flatMap({ UInt32($0) }), let id = txt["id"].flatMap({ PeerID(hex: $0) }),

@@ -155,6 +155,11 @@ public final class Session: Sendable {
         try await call { core in core.peers.values.map { core.info(of: $0) }.sorted { $0.peerID < $1.peerID } }
     }
 
+    /// Where each peer the session knows stands: ``peers()`` without the snapshots (cheap enough to call per message).
+    public func peerStates() async throws(SessionError) -> [PeerID: PeerState] {
+        try await call { core in core.peers.mapValues(\.state) }
+    }
+
     /// What the session refused of strangers and whether its links are encrypted.
     public func security() async throws(SessionError) -> SecurityStatistics {
         try await call { core in

@@ -17,6 +17,8 @@ public final class SessionDiscovery: Sendable {
     private let logger: Logger
     /// Whether this node's browser sees its own advertisement, and since when it has not.
     private let ownSighting = Mutex<(seen: Bool, missingSince: ContinuousClock.Instant)>((false, .now))
+    /// Which advertisements to resolve, and when.
+    private let schedule = Mutex(ResolveSchedule(now: .now))
 
     /// Creates the discovery of `session`, for services of `serviceType`. A registration that is not established
     /// within `registrationTimeout` is withdrawn and made again.
@@ -93,15 +95,56 @@ public final class SessionDiscovery: Sendable {
     }
 
     /// Feeds every record of the session's peers to the session until cancelled.
+    ///
+    /// Advertisements are resolved as ``ResolveSchedule`` says: a few at once, then only those of peers this node
+    /// cannot reach otherwise (the others' endpoints come in `members` from the peers it is connected to). Each is
+    /// resolved once: a daemon's TXT record and port do not change while it runs (a restart withdraws and registers
+    /// again, which is resolved anew), and resolvers left running would keep querying.
     private func browse(on connection: AvahiConnection) async {
+        schedule.withLock { $0 = ResolveSchedule(now: .now) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    await self.resolveDue(on: connection)
+                }
+            }
+            await follow(
+                connection.browse(type: serviceType, followingChanges: false, resolvingOnRequest: true),
+                on: connection)
+            group.cancelAll()
+        }
+    }
+
+    /// Starts the resolves that are due.
+    private func resolveDue(on connection: AvahiConnection) async {
+        let peers = schedule.withLock { $0.waiting.isEmpty ? nil : $0.waitingPeers }
+        guard let peers else { return }
+        let reach = peers.isEmpty ? [:] : ((try? await session.call { core in core.reach(of: peers) }) ?? [:])
+        let names = schedule.withLock { $0.due(now: ContinuousClock.now) { reach[$0] ?? .unknown } }
+        for name in names {
+            logger.trace("resolving \(name)")
+            connection.resolve(name, type: serviceType)
+        }
+    }
+
+    private func follow(
+        _ events: AsyncStream<BrowseEvent>, on connection: AvahiConnection
+    ) async {
         let configuration = session.configuration
         var ownNames: Set<String> = []
-        // Each record is resolved once: a daemon's TXT record and port do not change while it runs (a restart
-        // withdraws and registers again, which is resolved anew), and resolvers left running would keep querying.
-        // Without them a 32-host start costs the avahi-daemons 13 CPU seconds instead of 34.
-        for await event in connection.browse(type: serviceType, followingChanges: false) {
+        for await event in events {
             if Task.isCancelled { break }
             switch event {
+            case .sighted(let name, _, _, let interfaces):
+                let peer = DiscoveryRecord.peerID(fromInstanceName: name)
+                if peer == configuration.peerID {
+                    ownSighting.withLock { $0.seen = true }
+                    ownNames.insert(name)
+                    continue
+                }
+                schedule.withLock { $0.sighted(name, peer: peer, interfaces: interfaces, now: .now) }
+                await resolveDue(on: connection)
             case .found(let service):
                 guard let found = DiscoveryRecord(txt: service.txt) else {
                     logger.debug("ignoring \(service.name): no LanSession TXT record")
@@ -126,6 +169,7 @@ public final class SessionDiscovery: Sendable {
                     endpoints, peerID: found.peerID, name: found.displayName, record: service.name)
             case .removed(let name, _, _):
                 logger.debug("\(name) no longer advertised")
+                schedule.withLock { $0.removed(name) }
                 if ownNames.remove(name) != nil && ownNames.isEmpty {
                     ownSighting.withLock { $0 = (false, .now) }
                 }
@@ -136,5 +180,20 @@ public final class SessionDiscovery: Sendable {
                 logger.warning("discovery: \(error)")
             }
         }
+    }
+}
+
+extension SessionCore {
+    /// How each of `ids` can be reached now, for ``ResolveSchedule``.
+    func reach(of ids: Set<PeerID>) -> [PeerID: ResolveSchedule.Reach] {
+        var reach: [PeerID: ResolveSchedule.Reach] = [:]
+        for id in ids {
+            guard let peer = peers[id] else {
+                reach[id] = .unknown
+                continue
+            }
+            reach[id] = peer.isConnected ? .connected : canRedial(peer) ? .known : .unknown
+        }
+        return reach
     }
 }

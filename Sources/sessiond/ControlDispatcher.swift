@@ -112,7 +112,9 @@ struct ControlDispatcher: Sendable {
         }
         try await session.send(Array(bytes), to: targets, mode: mode)
         var sentTo = targets ?? []
-        if targets == nil { sentTo = try await session.peers().filter { $0.state != .discovered }.map(\.peerID) }
+        if targets == nil {
+            sentTo = try await session.peerStates().filter { $0.value != .discovered }.keys.sorted()
+        }
         return Self.reply(SendResult(bytes: bytes.count, peers: sentTo.map(\.description)))
     }
 

@@ -21,9 +21,13 @@ struct AvahiDiscoveryTests {
         try await body(lab)
     }
 
-    func browse(_ lab: TestLab, host: Int, seconds: Int = 20, once: Bool = false) throws -> HostProcess {
+    func browse(
+        _ lab: TestLab, host: Int, seconds: Int = 20, once: Bool = false, resolvePrefix: String? = nil
+    ) throws -> HostProcess {
         try lab.spawn(
-            host, [Self.probe, "browse", "--type", Self.type, "--timeout", "\(seconds)"] + (once ? ["--once"] : []))
+            host,
+            [Self.probe, "browse", "--type", Self.type, "--timeout", "\(seconds)"] + (once ? ["--once"] : [])
+                + (resolvePrefix.map { ["--resolve-prefix", $0] } ?? []))
     }
 
     func publish(
@@ -175,6 +179,35 @@ struct AvahiDiscoveryTests {
                 Self.isFound("once")($0) && ($0["txt"] as? [String: String])?["v"] == "3"
             }
             #expect(back != nil, "not found again after it came back")
+        }
+    }
+
+    @Test("resolving on request: every instance is sighted, only the one asked for is resolved, both are removed")
+    func resolveOnRequest() async throws {
+        try await withLab(3) { lab in
+            let browser = try browse(lab, host: 3, once: true, resolvePrefix: "wanted")
+            defer { browser.stop() }
+            _ = await browser.waitFor(timeout: 5) { $0["event"] as? String == "allForNow" }
+            let wanted = try publish(lab, host: 1, name: "wanted", port: 4444, txt: ["v=1"])
+            defer { wanted.stop() }
+            let other = try publish(lab, host: 2, name: "other", port: 5555, txt: ["v=1"])
+            defer { other.stop() }
+            let isSighted = { (name: String) in
+                { (event: [String: Any]) in event["event"] as? String == "sighted" && event["name"] as? String == name }
+            }
+            let sighted = try #require(await browser.waitFor(timeout: 3, isSighted("other")), "other not sighted")
+            #expect(sighted["interfaces"] as? Int == 1)
+            _ = try #require(await browser.waitFor(timeout: 3, isSighted("wanted")), "wanted not sighted")
+            let found = try #require(await browser.waitFor(timeout: 3, Self.isFound("wanted")), "wanted not resolved")
+            #expect(found["port"] as? Int == 4444)
+            #expect(found["txt"] as? [String: String] == ["v": "1"])
+            // The other one is never resolved (the wanted one was resolved well within this time).
+            #expect(await browser.waitFor(timeout: 2, Self.isFound("other")) == nil, "other was resolved unasked")
+            other.send("withdraw")
+            let removed = await browser.waitFor(timeout: 3) {
+                $0["event"] as? String == "removed" && $0["name"] as? String == "other"
+            }
+            #expect(removed != nil, "a sighted instance's removal was not reported within 3 s")
         }
     }
 

@@ -111,10 +111,13 @@ extension DNSSDProbe {
         @Option(help: "Service type.") var type = ServiceDescription.defaultType
         @Option(help: "Seconds to browse.") var timeout: Double = 10
         @Flag(help: "Resolve each instance once, without following its changes.") var once = false
+        @Option(help: "Report instances as sighted and resolve only those whose name starts with this.")
+        var resolvePrefix: String?
 
         func run() async throws {
             let connection = try await AvahiConnection.connect(logger: makeLogger())
-            let events = connection.browse(type: type, followingChanges: !once)
+            let events = connection.browse(
+                type: type, followingChanges: !once, resolvingOnRequest: resolvePrefix != nil)
             let deadline = Task {
                 try? await Task.sleep(for: .seconds(timeout))
                 await connection.close()
@@ -130,6 +133,9 @@ extension DNSSDProbe {
                             "addresses": service.addresses.map(\.description),
                             "interfaces": service.addresses.map(\.interfaceName), "own": service.isOwn,
                         ])
+                case .sighted(let name, let type, _, let interfaces):
+                    emit("sighted", ["name": name, "type": type, "interfaces": interfaces])
+                    if let resolvePrefix, name.hasPrefix(resolvePrefix) { connection.resolve(name, type: type) }
                 case .removed(let name, let type, _):
                     emit("removed", ["name": name, "type": type])
                 case .allForNow:

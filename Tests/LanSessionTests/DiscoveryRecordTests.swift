@@ -29,6 +29,18 @@ struct DiscoveryRecordTests {
         #expect(renamed.instanceName == record.instanceName)
     }
 
+    @Test("the peer id is read back from an instance name; other names name no peer")
+    func peerIDFromInstanceName() {
+        for value: UInt64 in [0, 1, 0xABCD, 1 << 63, .max, 0x4155_d92c_6d5b_2b1f] {
+            #expect(DiscoveryRecord.peerID(fromInstanceName: DiscoveryRecord.base32(value)) == PeerID(value))
+        }
+        for name in [
+            "", "h1", "aaaaaaaaabk6", "aaaaaaaaabk6nn", "aaaaaaaaabk6N", "aaaaaaaaabk61", "qaaaaaaaaaaaa", "h1 (x)",
+        ] {
+            #expect(DiscoveryRecord.peerID(fromInstanceName: name) == nil, "\(name)")
+        }
+    }
+
     @Test("records without the required keys are not LanSession peers")
     func missingKeys() {
         for key in ["v", "id", "s"] {
