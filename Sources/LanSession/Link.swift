@@ -33,6 +33,8 @@ final class Link {
     var rtt = RoundTripEstimator()
     /// When the handshake completed.
     var readySince: NIODeadline?
+    /// The peer said bye on it because another link on its path replaced it (a tie-break of simultaneous dials).
+    var replacedByPeer = false
     /// Written to in the loop's current burst of work, and the small frames waiting for its end
     /// (SessionCore+Flushing).
     var inBurst = false

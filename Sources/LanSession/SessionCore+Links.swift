@@ -165,9 +165,12 @@ extension SessionCore {
                 return perform(link.machine.refuse(.duplicateLink, "duplicate link"), on: link)
             }
             logger.debug("duplicate link to \(peer.name) on \(link.path): replacing the older one")
-            peer.links[ObjectIdentifier(link)] = link  // first: a connected peer is not lost to its own replacement
-            perform(existing.machine.leave(.replaced), on: existing)
+            // The new link first, then the old one detached as replaced, and only then closed: closing a channel on
+            // its loop reports it inactive at once, and a link closed while still one of the peer's would lose a
+            // connected peer to its own replacement.
+            peer.links[ObjectIdentifier(link)] = link
             detach(existing, from: peer, replacedBy: link)
+            perform(existing.machine.leave(.replaced), on: existing)
         }
         peer.links[ObjectIdentifier(link)] = link
         peer.left = false
@@ -259,7 +262,10 @@ extension SessionCore {
     }
 
     func declined(_ reason: DeclineReason, on link: Link) {
-        guard reason != .duplicateLink else { return }  // the peer keeps another link on this path
+        guard reason != .duplicateLink else {  // the peer keeps another link on this path
+            link.replacedByPeer = true
+            return
+        }
         logger.debug("\(link.hello?.displayName ?? link.remoteDescription) declined: \(reason)")
         events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
         if let peer = peer(of: link) {
@@ -415,6 +421,7 @@ extension SessionCore {
     func peerSaidBye(_ reason: ByeReason, handshaken: Bool, on link: Link) {
         guard let peer = peer(of: link) else { return }
         logger.debug("\(peer.name) said bye: \(reason)", metadata: ["peer": "\(peer.id)"])
+        if reason == .replaced { link.replacedByPeer = true }
         guard handshaken, reason != .replaced, reason != .protocolError else { return }
         // It leaves the session: every path goes.
         peer.left = true
@@ -445,7 +452,12 @@ extension SessionCore {
             }
         }
         guard let peer = peer(of: link) else { return }
-        detach(link, from: peer)
+        // The peer replaced this link by another on its path, which may still be in its handshake here: that one
+        // takes over as it would had this side replaced it, and the peer is not lost in between.
+        let replacement =
+            link.replacedByPeer
+            ? peer.links.values.first { $0 !== link && $0.isOpen && $0.path == link.path } : nil
+        detach(link, from: peer, replacedBy: replacement)
         forgetIfStranger(peer)
     }
 
@@ -491,10 +503,34 @@ extension SessionCore {
             reconcileDials(for: peer)  // the path that went is redialled; the peer stays connected meanwhile
             return
         }
+        // The peer replaced this link by another on its path whose handshake has not reached this side yet (the two
+        // dialled each other at once; its bye can even be lost to a reset), or such a link is in its handshake: the
+        // peer is lost only if no link is handshaken within the liveness timeout.
+        let handshakeUnderWay = links.values.contains {
+            $0 !== link && $0.isOpen && $0.path == link.path && $0.peerID == nil
+                && ($0.intendedPeer == nil || $0.intendedPeer == peer.id)
+        }
+        if (link.replacedByPeer || handshakeUnderWay) && peer.state == .connected {
+            let bound = NIOLoopBound((core: self, peer: peer), eventLoop: loop)
+            loop.scheduleTask(in: configuration.livenessTimeout.timeAmount) {
+                let (core, peer) = bound.value
+                guard core.peers[peer.id] === peer, peer.state == .connected, peer.handshakenLinks.isEmpty else {
+                    return
+                }
+                core.lose(peer)
+            }
+            reconcileDials(for: peer)
+            return
+        }
         guard peer.links.isEmpty || peer.state == .connected else {
             reconcileDials(for: peer)
             return
         }
+        lose(peer)
+    }
+
+    /// `peer` has no link left that carries its traffic: it is lost (and redialled) or, if it left, gone.
+    func lose(_ peer: PeerRecord) {
         let wasConnected = peer.state == .connected
         if wasConnected && !peer.left {
             logger.debug("lost \(peer.name)", metadata: ["peer": "\(peer.id)"])
