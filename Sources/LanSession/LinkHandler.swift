@@ -1,9 +1,15 @@
 import NIOCore
 import WireCodec
 
-/// Hands a link's events to the session core; runs on the core's event loop.
+/// Frames what a link reads into messages and hands them, and the link's events, to the session core; runs on the
+/// core's event loop.
+///
+/// The framing is done here rather than by a `ByteToMessageHandler` in front: a message goes from the read buffer to
+/// the core without being boxed for the pipeline, and the read buffer is let go of at once (only the bytes of an
+/// incomplete frame are copied and kept), so the channel reuses it for the next read. Like `ByteToMessageHandler`,
+/// it takes reads that come while it frames one (see `framing`) in their order.
 final class LinkHandler: ChannelInboundHandler {
-    typealias InboundIn = Message
+    typealias InboundIn = ByteBuffer
 
     private let core: SessionCore
     private let role: LinkStateMachine.Role
@@ -12,6 +18,14 @@ final class LinkHandler: ChannelInboundHandler {
     private let intendedPeer: PeerID?
     private let security: LinkSecurity?
     private var link: Link?
+    private var decoder: WireFrameDecoder
+    /// Bytes not framed yet: an incomplete frame waiting for the rest, or what arrived while a read was being framed.
+    private var unframed: ByteBuffer?
+    /// A read is being framed. NIO can read again inside it: a write that fails drains the socket at once (from
+    /// within the write, so from within the core's handling of a message); those bytes follow the ones being framed.
+    private var framing = false
+    /// A frame was malformed: nothing more is read.
+    private var failed = false
 
     init(
         core: SessionCore, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
@@ -23,6 +37,7 @@ final class LinkHandler: ChannelInboundHandler {
         self.transport = transport
         self.endpoint = endpoint
         self.intendedPeer = intendedPeer
+        self.decoder = WireFrameDecoder(limits: .default, security: security)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -33,11 +48,49 @@ final class LinkHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let link else { return }
-        core.received(unwrapInboundIn(data), on: link)
+        guard !failed else { return }
+        var buffer = unwrapInboundIn(data)
+        guard !framing else {
+            keep(&buffer, context: context)  // the read being framed takes these bytes after its own
+            return
+        }
+        if var unframed {
+            self.unframed = nil
+            unframed.writeBuffer(&buffer)
+            buffer = unframed
+        }
+        framing = true
+        defer { framing = false }
+        do {
+            while true {
+                while let message = try decoder.next(from: &buffer) {
+                    if let link { core.received(message, on: link) }
+                    // Closed meanwhile: what is left is not counted, and the peer resends it on its next link.
+                    guard !failed, context.channel.isActive else { return }
+                }
+                guard var later = unframed else { break }
+                unframed = nil
+                buffer.writeBuffer(&later)
+            }
+        } catch {
+            failed = true
+            errorCaught(context: context, error: error)
+            return
+        }
+        keep(&buffer, context: context)
+    }
+
+    /// Keeps what is left of `buffer` (copied, so that the channel reuses its read buffer) after what is kept.
+    private func keep(_ buffer: inout ByteBuffer, context: ChannelHandlerContext) {
+        guard buffer.readableBytes > 0 else { return }
+        if unframed == nil {
+            unframed = context.channel.allocator.buffer(capacity: max(buffer.readableBytes, 1_024))
+        }
+        unframed!.writeBuffer(&buffer)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        unframed = nil
         if let link { core.linkClosed(link) }
         context.fireChannelInactive()
     }

@@ -223,8 +223,6 @@ final class SessionCore {
         channel.eventLoop.makeCompletedFuture {
             let security = secret.map { LinkSecurity(role: role, secret: $0) }
             if let security { try channel.pipeline.syncOperations.addHandler(LinkSealingHandler(security: security)) }
-            let decoder = ByteToMessageHandler(WireFrameDecoder(limits: .default, security: security))
-            try channel.pipeline.syncOperations.addHandler(decoder)
             try channel.pipeline.syncOperations.addHandler(
                 LinkHandler(
                     core: self, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,

@@ -2,14 +2,12 @@ import LinkCrypto
 import NIOCore
 import WireCodec
 
-/// Splits a byte stream into messages with WireCodec's stream framing. A malformed frame is an error: the link
-/// closes with the reason logged.
+/// Splits a byte stream into messages with WireCodec's stream framing; ``LinkHandler`` feeds it what a link reads.
+/// A malformed frame is an error: the link closes with the reason logged.
 ///
 /// With a secret, the frames after the peer's `auth` come in sealed records: each record is opened (a bad tag is
 /// an error, and the link closes) and its plaintext, which may hold parts of frames, is framed as before.
-struct WireFrameDecoder: ByteToMessageDecoder {
-    typealias InboundOut = Message
-
+struct WireFrameDecoder {
     let limits: WireLimits
     let security: LinkSecurity?
     private var opener: RecordOpener?
@@ -21,47 +19,36 @@ struct WireFrameDecoder: ByteToMessageDecoder {
         self.security = security
     }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        if opener != nil { return try decodeSealed(context: context, buffer: &buffer) }
+    /// The next whole message in `buffer`, whose reader index moves past it; nil when `buffer` holds no whole frame
+    /// (or sealed record) any more.
+    mutating func next(from buffer: inout ByteBuffer) throws -> Message? {
+        guard opener == nil else { return try nextSealed(from: &buffer) }
         let frame = try buffer.withUnsafeReadableBytes { raw in try StreamFraming.decodeFrame(raw, limits: limits) }
-        guard let (message, length) = frame else { return .needMoreData }
+        guard let (message, length) = frame else { return nil }
         buffer.moveReaderIndex(forwardBy: length)
         if case .auth = message, let security {
             // The peer's last clear frame: what follows is sealed with the keys derived from its hello.
             opener = security.takeOpener()
         }
-        context.fireChannelRead(wrapInboundOut(message))
-        return .continue
+        return message
     }
 
-    private mutating func decodeSealed(
-        context: ChannelHandlerContext, buffer: inout ByteBuffer
-    ) throws
-        -> DecodingState
-    {
-        guard var opener else { return .needMoreData }
-        let record = try buffer.withUnsafeReadableBytes { raw in try opener.open(raw) }
-        self.opener = opener
-        guard let (bytes, consumed) = record else { return .needMoreData }
-        buffer.moveReaderIndex(forwardBy: consumed)
-        plaintext.writeBytes(bytes)
-        while let (message, length) = try plaintext.withUnsafeReadableBytes({ raw in
-            try StreamFraming.decodeFrame(raw, limits: limits)
-        }) {
-            plaintext.moveReaderIndex(forwardBy: length)
-            context.fireChannelRead(wrapInboundOut(message))
+    private mutating func nextSealed(from buffer: inout ByteBuffer) throws -> Message? {
+        while true {
+            if let (message, length) = try plaintext.withUnsafeReadableBytes({ raw in
+                try StreamFraming.decodeFrame(raw, limits: limits)
+            }) {
+                plaintext.moveReaderIndex(forwardBy: length)
+                return message
+            }
+            plaintext.discardReadBytes()
+            guard var opener else { return nil }
+            let record = try buffer.withUnsafeReadableBytes { raw in try opener.open(raw) }
+            self.opener = opener
+            guard let (bytes, consumed) = record else { return nil }
+            buffer.moveReaderIndex(forwardBy: consumed)
+            plaintext.writeBytes(bytes)
         }
-        plaintext.discardReadBytes()
-        return .continue
-    }
-
-    mutating func decodeLast(
-        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
-    ) throws
-        -> DecodingState
-    {
-        while try decode(context: context, buffer: &buffer) == .continue {}
-        return .needMoreData
     }
 }
 

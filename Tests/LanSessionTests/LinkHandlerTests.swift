@@ -104,6 +104,28 @@ struct LinkHandlerTests {
         #expect(try channel.readOutbound(as: ByteBuffer.self) != nil)
     }
 
+    @Test("bytes read while a read is being framed follow it: nothing is reordered or lost")
+    func readsWithinARead() throws {
+        // NIO reads again from within a read when a write the core makes fails: it drains the socket before it closes
+        // it. The recorder makes such a read while it handles the increment of 1, with the rest of a frame that the
+        // first read holds half of.
+        let (core, channel) = try connectedLink()
+        let frames = try (1...4).map { try StreamFraming.encode(.counterIncrement(count: UInt64($0))) }
+        let split = frames[1].count / 2
+        let recorder = IncrementRecorder()
+        recorder.onIncrement = { count in
+            guard count == 1 else { return }
+            let later = Array(frames[1][split...]) + frames[2]
+            channel.pipeline.syncOperations.fireChannelRead(NIOAny(ByteBuffer(bytes: later)))
+        }
+        core.applications = [recorder]
+        try channel.writeInbound(ByteBuffer(bytes: frames[0] + frames[1][..<split]))
+        #expect(recorder.counts == [1, 2, 3])
+        try send(.counterIncrement(count: 4), to: channel)
+        #expect(recorder.counts == [1, 2, 3, 4])
+        #expect(core.peers[remote]?.reliable.received == 4)
+    }
+
     @Test("a ping is answered by its pong; one without a pong fails once it is 2 s overdue, with no task of its own")
     func pingsAndTheirTimeout() throws {
         let (core, channel) = try connectedLink()
@@ -154,4 +176,23 @@ extension SessionCore {
     var counter: GCounter {
         applications.compactMap { $0 as? BubblesAndCounter }.first?.counter ?? GCounter()
     }
+}
+
+/// Records the increments a core hands it, and calls `onIncrement` with each from within the core's handling.
+final class IncrementRecorder: SessionApplication {
+    var counts: [UInt64] = []
+    var onIncrement: (UInt64) -> Void = { _ in }
+
+    func handles(_ kind: MessageKind) -> Bool { kind == .counterIncrement }
+    func received(_ message: Message, from peer: PeerID, reliably: Bool) {
+        guard case .counterIncrement(let count) = message else { return }
+        counts.append(count)
+        onIncrement(count)
+    }
+    func peerConnected(_ peer: PeerID) {}
+    func membershipChanged() {}
+    func peerRestarted(_ peer: PeerID) {}
+    func peerMissedMessages(_ peer: PeerID) {}
+    func tick(now: NIODeadline) {}
+    func describe(_ peer: PeerID, into info: inout PeerInfo) {}
 }
