@@ -37,6 +37,8 @@ struct ResolveSchedule {
         var since: ContinuousClock.Instant
         /// Since when its peer is known and not connected.
         var knownSince: ContinuousClock.Instant?
+        /// Its peer was connected at the last look.
+        var connected = false
     }
 
     /// Resolves that may start at once.
@@ -50,6 +52,9 @@ struct ResolveSchedule {
 
     /// The advertisements waiting, oldest first.
     private(set) var waiting: [(name: String, entry: Entry)] = []
+    /// When one of them is due next if no peer's reach changes meanwhile (as of the last ``due(now:reach:)``); nil
+    /// when none is, or none waits: the connected peers wait until they are not connected any more.
+    private(set) var nextCheck: ContinuousClock.Instant?
     private var tokens: Double
     private var refilledAt: ContinuousClock.Instant
 
@@ -91,13 +96,16 @@ struct ResolveSchedule {
                 switch reach(peer) {
                 case .connected:
                     entry.knownSince = nil
+                    entry.connected = true
                     isDue = entry.interfaces > 1 && now - entry.since >= Self.pathGrace && tokens >= 1
                 case .known:
+                    entry.connected = false
                     let since = entry.knownSince ?? now
                     entry.knownSince = since
                     isDue = now - since >= Self.knownGrace && tokens >= 1
                 case .unknown:
                     entry.knownSince = nil
+                    entry.connected = false
                     isDue = tokens >= 1
                 }
                 if isDue { tokens -= 1 }
@@ -107,6 +115,14 @@ struct ResolveSchedule {
             if isDue { resolve.append(name) } else { kept.append((name, entry)) }
         }
         waiting = kept
+        // When a token is there again, and so when each kept entry is due at the earliest as its peer is reached now.
+        let token = tokens >= 1 ? now : now + Self.refill * (1 - tokens)
+        nextCheck = kept.compactMap { _, entry -> ContinuousClock.Instant? in
+            guard entry.peer != nil else { return now }
+            if let since = entry.knownSince { return max(since + Self.knownGrace, token) }
+            guard entry.connected else { return token }
+            return entry.interfaces > 1 ? max(entry.since + Self.pathGrace, token) : nil
+        }.min()
         return resolve
     }
 }

@@ -40,6 +40,8 @@ public final class Session: Sendable {
     private let stopped = Mutex(false)
     /// This peer's count as ``increment(by:)`` raises it without a count store.
     let localIncrements: LocalIncrements
+    /// Changes of peers' connection states, readable off the loop.
+    let peerStateChanges: PeerStateChanges
 
     /// Creates a session; nothing is bound until ``start()``.
     ///
@@ -75,6 +77,7 @@ public final class Session: Sendable {
             configuration: configuration, loop: self.loop, transports: transports, logger: logger, events: fanout)
         let application = BubblesAndCounter(context: core)
         self.localIncrements = application.localIncrements
+        self.peerStateChanges = core.peerStateChanges
         core.applications = [application]
         let box = NIOLoopBoundBox.makeBoxSendingValue(Parts(core: core, application: application), eventLoop: self.loop)
         self.parts = box

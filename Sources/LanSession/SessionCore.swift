@@ -58,6 +58,8 @@ final class SessionCore {
     var lastMembersExchange = NIODeadline.now()
     /// The applications the session carries; each takes the message kinds it handles.
     var applications: [any SessionApplication] = []
+    /// Counts peers' connection state changes for readers off the loop (discovery's resolve schedule).
+    let peerStateChanges = PeerStateChanges()
     /// Datagram tokens of handshaken links, to the link.
     var tokens: [UInt64: Link] = [:]
     var pendingInvitations: [UInt64: PendingInvitation] = [:]
@@ -410,6 +412,7 @@ final class SessionCore {
         let connection = peer.connectionState
         guard connection != peer.publishedConnection else { return }
         peer.publishedConnection = connection
+        peerStateChanges.changed()
         events.yield(.peerChanged(peer.id, connection))
     }
 

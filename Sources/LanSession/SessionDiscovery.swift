@@ -104,8 +104,16 @@ public final class SessionDiscovery: Sendable {
         schedule.withLock { $0 = ResolveSchedule(now: .now) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
+                // The schedule is asked again when something waiting may have come due: its next check is here, or
+                // a peer's connection state changed (a connected peer lost is to be resolved after a grace). In a
+                // settled mesh neither happens, and the ticks stay off the session's loop.
+                var changesSeen = UInt64.max
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(200))
+                    let changes = self.session.peerStateChanges.value
+                    let due = self.schedule.withLock { $0.nextCheck.map { $0 <= .now } ?? false }
+                    guard due || changes != changesSeen else { continue }
+                    changesSeen = changes
                     await self.resolveDue(on: connection)
                 }
             }

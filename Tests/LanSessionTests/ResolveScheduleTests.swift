@@ -45,6 +45,27 @@ struct ResolveScheduleTests {
         #expect(schedule.due(now: at(10_000)) { $0 == PeerID(1) ? .connected : .unknown } == ["p2"])
     }
 
+    @Test("the next check: when a token is back, when a grace ends, never for a peer that stays connected")
+    func nextCheck() {
+        var schedule = sighted(5)
+        #expect(schedule.due(now: at(0)) { _ in .unknown } == ["p1", "p2", "p3"])
+        #expect(schedule.nextCheck == at(250), "the next token")
+        // p4 connected, p5 known: nothing is due until p5's grace ends.
+        let reach: (PeerID) -> ResolveSchedule.Reach = { $0 == PeerID(4) ? .connected : .known }
+        #expect(schedule.due(now: at(300), reach: reach) == [])
+        #expect(schedule.nextCheck == at(2_300))
+        #expect(schedule.due(now: at(2_300), reach: reach) == ["p5"])
+        #expect(schedule.nextCheck == nil, "a connected peer waits for a change of its state, not for a time")
+        // A connected peer sighted on two interfaces: after the path grace.
+        schedule.sighted("p6", peer: PeerID(6), interfaces: 2, now: at(2_400))
+        let connected: (PeerID) -> ResolveSchedule.Reach = { _ in .connected }
+        #expect(schedule.due(now: at(2_400), reach: connected) == [])
+        #expect(schedule.nextCheck == at(3_400))
+        schedule.removed("p4")
+        #expect(schedule.due(now: at(3_400), reach: connected) == ["p6"])
+        #expect(schedule.nextCheck == nil, "nothing waits")
+    }
+
     @Test("a peer known from members but not connected is resolved after the grace")
     func knownGrace() {
         var schedule = sighted(1)
