@@ -21,6 +21,12 @@ extension SessionCore {
     /// Sets what record `record` (a DNS-SD instance name, say) gives for `id`: its endpoints and name.
     func addDiscovered(_ endpoints: [Endpoint], peer id: PeerID, name: String, record: String) {
         guard id != localPeer else { return }
+        // The same record saying the same again (each connected peer's `members` names every member, again at each
+        // change): nothing to do. In a 32-host start that is thousands of calls per daemon.
+        if discoveryRecords[record] == id, let peer = peers[id], peer.discovered[record] == endpoints {
+            if peer.name.isEmpty { peer.name = name }
+            return
+        }
         if let previous = discoveryRecords[record], previous != id {
             peers[previous]?.discovered[record] = nil  // the record now names another peer
         }
