@@ -192,17 +192,34 @@ struct AvahiDiscoveryTests {
             defer { wanted.stop() }
             let other = try publish(lab, host: 2, name: "other", port: 5555, txt: ["v=1"])
             defer { other.stop() }
-            let isSighted = { (name: String) in
-                { (event: [String: Any]) in event["event"] as? String == "sighted" && event["name"] as? String == name }
+            // The two show up in either order, and the wanted one may be resolved before the other is sighted:
+            // every event is kept by kind and name as it goes by.
+            var seen: [String: [String: Any]] = [:]
+            func keep(_ event: [String: Any]) {
+                if let kind = event["event"] as? String, let name = event["name"] as? String {
+                    seen["\(kind) \(name)"] = event
+                }
             }
-            let sighted = try #require(await browser.waitFor(timeout: 3, isSighted("other")), "other not sighted")
-            #expect(sighted["interfaces"] as? Int == 1)
-            _ = try #require(await browser.waitFor(timeout: 3, isSighted("wanted")), "wanted not sighted")
-            let found = try #require(await browser.waitFor(timeout: 3, Self.isFound("wanted")), "wanted not resolved")
+            _ = await browser.waitFor(timeout: 5) { event in
+                keep(event)
+                return seen["sighted wanted"] != nil && seen["sighted other"] != nil
+            }
+            #expect(seen["sighted other"] != nil, "other not sighted")
+            #expect(seen["sighted wanted"] != nil, "wanted not sighted")
+            #expect(seen["sighted other"]?["interfaces"] as? Int == 1)
+            _ = await browser.waitFor(timeout: 3) { event in
+                keep(event)
+                return seen["found wanted"] != nil
+            }
+            let found = try #require(seen["found wanted"], "wanted not resolved")
             #expect(found["port"] as? Int == 4444)
             #expect(found["txt"] as? [String: String] == ["v": "1"])
             // The other one is never resolved (the wanted one was resolved well within this time).
-            #expect(await browser.waitFor(timeout: 2, Self.isFound("other")) == nil, "other was resolved unasked")
+            _ = await browser.waitFor(timeout: 2) { event in
+                keep(event)
+                return seen["found other"] != nil
+            }
+            #expect(seen["found other"] == nil, "other was resolved unasked")
             other.send("withdraw")
             let removed = await browser.waitFor(timeout: 3) {
                 $0["event"] as? String == "removed" && $0["name"] as? String == "other"
