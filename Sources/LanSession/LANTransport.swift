@@ -18,12 +18,6 @@ public struct LANTransport: Transport {
     /// a file costs few reads and frames span few of them.
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 512, initial: 2048, maximum: 256 << 10)
 
-    /// Datagrams are read up to 16 at a time in one `recvmmsg`, once per readiness: a lone datagram costs one call
-    /// (NIO's default reads again until the socket is empty, a second call that finds nothing), a burst few.
-    static let datagramsPerRead = 16
-    /// A slot per datagram of the vector read, each larger than the largest datagram (sealed or not).
-    static let datagramReceiveBuffers = FixedSizeRecvByteBufferAllocator(capacity: datagramsPerRead * 2_048)
-
     public var name: String { Self.name }
     public var carriesDatagrams: Bool { true }
 
@@ -58,9 +52,6 @@ public struct LANTransport: Transport {
         initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
     ) -> EventLoopFuture<any Channel> {
         DatagramBootstrap(group: loop)
-            .channelOption(.datagramVectorReadMessageCount, value: Self.datagramsPerRead)
-            .channelOption(.maxMessagesPerRead, value: 1)
-            .channelOption(.recvAllocator, value: Self.datagramReceiveBuffers)
             .channelInitializer(initializer)
             .bind(host: host, port: port)
     }
