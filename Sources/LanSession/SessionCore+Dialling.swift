@@ -33,7 +33,7 @@ extension SessionCore {
         discoveryRecords[record] = id
         let peer = self.record(for: id)
         if peer.name.isEmpty { peer.name = name }
-        let isNews = !Set(endpoints).isSubset(of: self.endpoints(of: peer))
+        let isNews = endpoints.contains { !knows($0, of: peer) }
         peer.discovered[record] = endpoints
         logger.debug(
             "endpoints of \(id) from \(record): \(endpoints)", metadata: ["peer": "\(id)", "record": "\(record)"])
@@ -65,6 +65,14 @@ extension SessionCore {
         let fixed = staticEndpoints.filter { $0.value == peer.id }.keys.sorted { $0.description < $1.description }
         let found = peer.discovered.keys.sorted().flatMap { peer.discovered[$0]! }
         return (succeeded + fixed + found).filter { seen.insert($0).inserted }
+    }
+
+    /// Whether `endpoint` is one of those `peer` is known by (``endpoints(of:)``), without gathering and sorting them:
+    /// `members` from every connected peer name every member, so this runs thousands of times in a large start.
+    func knows(_ endpoint: Endpoint, of peer: PeerRecord) -> Bool {
+        if peer.lastSucceeded[endpoint] != nil { return true }
+        if case .some(.some(let id)) = staticEndpoints[endpoint], id == peer.id { return true }
+        return peer.discovered.values.contains { $0.contains(endpoint) }
     }
 
     func canRedial(_ peer: PeerRecord) -> Bool {
