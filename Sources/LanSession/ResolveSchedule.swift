@@ -37,8 +37,8 @@ struct ResolveSchedule {
         var since: ContinuousClock.Instant
         /// Since when its peer is known and not connected.
         var knownSince: ContinuousClock.Instant?
-        /// Its peer was connected at the last look.
-        var connected = false
+        /// How its peer could be reached at the last look.
+        var reach = Reach.unknown
     }
 
     /// Resolves that may start at once.
@@ -93,19 +93,17 @@ struct ResolveSchedule {
         for (name, var entry) in waiting {
             let isDue: Bool
             if let peer = entry.peer {
-                switch reach(peer) {
+                entry.reach = reach(peer)
+                switch entry.reach {
                 case .connected:
                     entry.knownSince = nil
-                    entry.connected = true
                     isDue = entry.interfaces > 1 && now - entry.since >= Self.pathGrace && tokens >= 1
                 case .known:
-                    entry.connected = false
                     let since = entry.knownSince ?? now
                     entry.knownSince = since
                     isDue = now - since >= Self.knownGrace && tokens >= 1
                 case .unknown:
                     entry.knownSince = nil
-                    entry.connected = false
                     isDue = tokens >= 1
                 }
                 if isDue { tokens -= 1 }
@@ -115,13 +113,15 @@ struct ResolveSchedule {
             if isDue { resolve.append(name) } else { kept.append((name, entry)) }
         }
         waiting = kept
-        // When a token is there again, and so when each kept entry is due at the earliest as its peer is reached now.
+        // When a token is there again, and so when each kept entry (each names a peer: the others were due) is due
+        // at the earliest if its peer stays as reachable as now.
         let token = tokens >= 1 ? now : now + Self.refill * (1 - tokens)
         nextCheck = kept.compactMap { _, entry -> ContinuousClock.Instant? in
-            guard entry.peer != nil else { return now }
-            if let since = entry.knownSince { return max(since + Self.knownGrace, token) }
-            guard entry.connected else { return token }
-            return entry.interfaces > 1 ? max(entry.since + Self.pathGrace, token) : nil
+            switch entry.reach {
+            case .connected: entry.interfaces > 1 ? max(entry.since + Self.pathGrace, token) : nil
+            case .known: max((entry.knownSince ?? now) + Self.knownGrace, token)
+            case .unknown: token
+            }
         }.min()
         return resolve
     }
