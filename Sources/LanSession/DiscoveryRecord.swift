@@ -59,13 +59,15 @@ struct DiscoveryRecord: Hashable, Sendable {
     /// CPU of names like "h12".
     var instanceName: String { Self.base32(peerID.rawValue) }
 
+    /// RFC 4648's base-32 alphabet, lower case.
+    static let base32Alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+
     /// The 64 bits in 13 base-32 digits, most significant first (the first digit holds 4 bits).
     static func base32(_ value: UInt64) -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
         var digits = [UInt8](repeating: 0, count: 13)
         var rest = value
         for index in stride(from: 12, through: 0, by: -1) {
-            digits[index] = alphabet[Int(rest & 31)]
+            digits[index] = base32Alphabet[Int(rest & 31)]
             rest >>= 5
         }
         return String(decoding: digits, as: UTF8.self)
@@ -77,12 +79,7 @@ struct DiscoveryRecord: Hashable, Sendable {
         guard digits.count == 13 else { return nil }
         var value: UInt64 = 0
         for (index, digit) in digits.enumerated() {
-            let five: UInt64
-            switch digit {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): five = UInt64(digit - UInt8(ascii: "a"))
-            case UInt8(ascii: "2")...UInt8(ascii: "7"): five = UInt64(digit - UInt8(ascii: "2")) + 26
-            default: return nil
-            }
+            guard let five = base32Alphabet.firstIndex(of: digit).map(UInt64.init) else { return nil }
             if index == 0 && five > 15 { return nil }  // the first digit holds 4 bits
             value = value << 5 | five
         }
