@@ -21,22 +21,19 @@ extension SessionCore {
     /// Sets what record `record` (a DNS-SD instance name, say) gives for `id`: its endpoints and name.
     func addDiscovered(_ endpoints: [Endpoint], peer id: PeerID, name: String, record: String) {
         guard id != localPeer else { return }
-        // The same record saying the same again (each connected peer's `members` names every member, again at each
-        // change): nothing to do. In a 32-host start that is thousands of calls per daemon.
-        if discoveryRecords[record] == id, let peer = peers[id], peer.discovered[record] == endpoints {
-            if peer.name.isEmpty { peer.name = name }
-            return
-        }
         if let previous = discoveryRecords[record], previous != id {
             peers[previous]?.discovered[record] = nil  // the record now names another peer
         }
         discoveryRecords[record] = id
         let peer = self.record(for: id)
         if peer.name.isEmpty { peer.name = name }
+        // Each connected peer's `members` names every member again at each change: in a 32-host start this runs
+        // thousands of times per daemon, nearly always with what the record said before, so it stays cheap then.
         let isNews = endpoints.contains { !knows($0, of: peer) }
-        peer.discovered[record] = endpoints
-        logger.debug(
-            "endpoints of \(id) from \(record): \(endpoints)", metadata: ["peer": "\(id)", "record": "\(record)"])
+        if peer.discovered.updateValue(endpoints, forKey: record) != endpoints {
+            logger.debug(
+                "endpoints of \(id) from \(record): \(endpoints)", metadata: ["peer": "\(id)", "record": "\(record)"])
+        }
         guard isNews else { return }
         if peer.left && !record.hasPrefix(Self.memberRecordPrefix) { peer.left = false }  // it shows up anew
         if peer.state == .discovered { publishState(of: peer) }
