@@ -38,10 +38,9 @@ final class PeerRecord {
     /// Round trips of datagram probes.
     var datagramRTT = RoundTripEstimator()
     var datagramAddress: SocketAddress?
-    var route = UnreliableRoute.probing
-    var probeStarted: NIODeadline?
-    var lastProbeSent: NIODeadline?
-    var lastDatagramReceived: NIODeadline?
+    /// Whether its datagrams get through, and when to probe them.
+    var prober: DatagramProber
+    var route: UnreliableRoute { prober.route }
     var datagramSequence: UInt32 = 0
     /// Applications' data waiting for room on the reliable channel, in order.
     var outbox: [PendingData] = []
@@ -61,6 +60,7 @@ final class PeerRecord {
         self.id = id
         self.reliable = ReliableChannel(
             maxMessages: configuration.replayBufferMessages, maxBytes: configuration.replayBufferBytes)
+        self.prober = DatagramProber(configuration: configuration)
     }
 
     var isConnected: Bool { state == .connected }

@@ -94,6 +94,7 @@ extension SessionCore {
         let sample = Int64(nowMicros(now)) - Int64(pong.timestamp)
         guard sample >= 0 else { return }
         link.rtt.add(.microseconds(sample))
+        peer(of: link)?.prober.reliablePingAnswered(sentAt: now - .microseconds(sample), at: now)
     }
 
     /// A pong of a datagram probe.

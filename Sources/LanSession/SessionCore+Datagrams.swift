@@ -6,21 +6,43 @@ extension SessionCore {
     /// Starts probing the unreliable channel on a peer's newly active link: datagrams follow the active path, and
     /// go on its stream where its transport carries none.
     func startDatagrams(for peer: PeerRecord, link: Link) {
-        peer.lastDatagramReceived = nil
-        peer.lastProbeSent = nil
         guard datagramChannel != nil, link.transport.carriesDatagrams, let hello = link.hello, hello.datagramPort != 0,
             hello.capabilities.contains(.datagrams), peer.linkToken != nil,
             let remote = link.channel.remoteAddress, let ip = remote.ipAddress,
             let address = try? SocketAddress(ipAddress: ip, port: Int(hello.datagramPort))
         else {
-            peer.route = .fallback
+            peer.prober = DatagramProber(route: .fallback, configuration: configuration)
             peer.datagramAddress = nil
             return
         }
         peer.datagramAddress = address
-        peer.route = .probing
-        peer.probeStarted = .now()
-        sendDatagram(.ping(Ping(nonce: 0, timestamp: nowMicros())), to: peer)
+        peer.prober = DatagramProber(configuration: configuration)
+        probeDatagrams(peer, now: .now())
+    }
+
+    /// Runs the peer's prober (from the tick, and when its datagrams start).
+    func probeDatagrams(_ peer: PeerRecord, now: NIODeadline) {
+        guard peer.datagramAddress != nil else { return }
+        carryOut(peer.prober.tick(at: now), for: peer)
+    }
+
+    private func carryOut(_ actions: [DatagramProber.Action], for peer: PeerRecord) {
+        for action in actions {
+            switch action {
+            case .sendProbe:
+                sendDatagram(.ping(Ping(nonce: 0, timestamp: nowMicros())), to: peer)
+            case .sendWitness:
+                if let link = peer.active { write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link) }
+            case .routeChanged(.udp):
+                logger.debug("datagrams get through to \(peer.name)")
+                publishState(of: peer)
+            case .routeChanged:
+                logger.notice(
+                    "datagrams do not get through to \(peer.name), though it answers on its link; using the link instead"
+                )
+                publishState(of: peer)
+            }
+        }
     }
 
     /// Sends `message` on the unreliable channel if it gets through, on the reliable link otherwise.
@@ -39,7 +61,6 @@ extension SessionCore {
             return
         }
         peer.datagramSequence &+= 1
-        if message.kind == .ping { peer.lastProbeSent = .now() }
         send(
             message, header: DatagramHeader(linkToken: token, sequence: peer.datagramSequence), to: address,
             on: channel, link: link)
@@ -79,13 +100,15 @@ extension SessionCore {
     }
 
     /// A datagram arrived: checked against the link token and the peer's address, opened with the link's keys when
-    /// it has a secret, then applied.
+    /// it has a secret, then applied. Any ready link's token is taken, so that a probe is answered even before this
+    /// side has finished the link's activation (a peer that probes on a link it activated would otherwise see its
+    /// first probes go unanswered); what a datagram carries for the application waits for the peer to be connected.
     func datagramReceived(_ data: ByteBuffer, from address: SocketAddress) {
         guard runState == .running else { return }
         data.withUnsafeReadableBytes { raw in
             do throws(WireError) {
                 let header = try DatagramHeader.read(from: raw)
-                guard let link = tokens[header.linkToken], let peer = peer(of: link), peer.isConnected,
+                guard let link = tokens[header.linkToken], let peer = peer(of: link),
                     link.remoteAddress?.hasSameIP(as: address) == true
                 else {
                     logger.trace("dropping a datagram with an unknown token from \(address)")
@@ -125,7 +148,7 @@ extension SessionCore {
         _ reader: inout DatagramReader, from address: SocketAddress, link: Link, peer: PeerRecord
     ) throws(WireError) {
         let now = NIODeadline.now()
-        peer.lastDatagramReceived = now
+        peer.prober.datagramReceived(at: now)
         link.liveness.didReceive(at: now)
         while let message = try reader.next() {
             switch message {
@@ -135,14 +158,11 @@ extension SessionCore {
                     let header = DatagramHeader(linkToken: reader.header.linkToken, sequence: 0)
                     send(.pong(ping), header: header, to: address, on: channel, link: link)
                 }
-            case .pong(let pong):
-                if peer.route != .udp {
-                    peer.route = .udp
-                    logger.debug("datagrams get through to \(peer.name)")
-                    publishState(of: peer)
-                }
+            case .pong(let pong) where peer.isConnected:
+                carryOut(peer.prober.pongReceived(at: now), for: peer)
                 receivedPong(pong, from: peer)
             case .move, .data:
+                guard peer.isConnected else { continue }
                 handleApplication(message, from: peer, reliable: false)
             default:
                 logger.debug("ignoring \(message.kind) in a datagram from \(peer.name)")

@@ -44,31 +44,4 @@ extension SessionCore {
         expirePings(now: now)
         exchangeMembers(now: now)
     }
-
-    private func probeDatagrams(_ peer: PeerRecord, now: NIODeadline) {
-        guard peer.datagramAddress != nil else { return }
-        switch peer.route {
-        case .probing:
-            if let started = peer.probeStarted, now - started > configuration.datagramProbeTimeout.timeAmount {
-                logger.notice("datagrams do not get through to \(peer.name); using the reliable link instead")
-                peer.route = .fallback
-                publishState(of: peer)
-            } else if peer.lastProbeSent.map({ now - $0 >= .milliseconds(200) }) ?? true {
-                sendDatagram(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), to: peer)
-            }
-        case .udp:
-            if let last = peer.lastDatagramReceived, now - last > configuration.livenessTimeout.timeAmount {
-                logger.notice("datagrams stopped getting through to \(peer.name); using the reliable link instead")
-                peer.route = .fallback
-                publishState(of: peer)
-            } else if peer.lastProbeSent.map({ now - $0 >= configuration.heartbeatInterval.timeAmount }) ?? true {
-                sendDatagram(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), to: peer)
-            }
-        case .fallback:
-            // Keep probing now and then: the route comes back when datagrams do.
-            if peer.lastProbeSent.map({ now - $0 >= configuration.livenessTimeout.timeAmount }) ?? true {
-                sendDatagram(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), to: peer)
-            }
-        }
-    }
 }

@@ -17,6 +17,26 @@ struct HostileInputTests {
                 sessionName: session))
     }
 
+    /// A raw peer that says it takes datagrams on `datagramPort`, through the handshake; and the session's hello.
+    func handshakeWithDatagrams(port: Int, datagramPort: Int) throws -> (RawPeer, Hello) {
+        let raw = try RawPeer(port: port)
+        try raw.send(
+            .hello(
+                Hello(
+                    protocolVersion: Wire.protocolVersion, peerID: PeerID(77), incarnation: 1,
+                    capabilities: [.datagrams], datagramPort: UInt16(datagramPort), displayName: "raw",
+                    sessionName: "test")))
+        try raw.send(.invitation(Invitation()))
+        var sessionHello: Hello?
+        while let message = raw.receive() {
+            if case .hello(let hello) = message { sessionHello = hello }
+            if case .resume = message { break }
+        }
+        try raw.send(.resume(Resume(received: 0, nextSequence: 1)))
+        guard let sessionHello else { throw POSIXError(.EPROTO) }
+        return (raw, sessionHello)
+    }
+
     @Test("a peer of another protocol version is declined with versionMismatch")
     func versionMismatch() async throws {
         let session = try makeSession(1)
@@ -90,6 +110,60 @@ struct HostileInputTests {
         // Declared at the first 50 ms tick after 2 s of silence; a loaded machine may run that tick late.
         #expect(elapsed < .milliseconds(2_500), "lost after \(elapsed)")
         #expect(elapsed >= .milliseconds(1_900), "lost too early, after \(elapsed)")
+        await session.stop()
+    }
+
+    @Test("a peer that answers on its link and never by datagram gets unreliable messages on its link")
+    func deafToDatagrams() async throws {
+        let sink = try DatagramSink()
+        let session = try makeSession(1)
+        let events = EventRecorder(session)
+        let (raw, _) = try handshakeWithDatagrams(port: try await session.start(), datagramPort: sink.port)
+        #expect(await events.wait { $0.contains(.peerConnected(PeerID(77), name: "raw")) })
+        let connectedAt = ContinuousClock.now
+        // The raw peer answers the pings on its link, as a live peer does, until the session gives up on datagrams.
+        var route = try await session.peers().first?.unreliable
+        while route != .fallback, ContinuousClock.now - connectedAt < .seconds(5), let message = raw.receive() {
+            if case .ping(let ping) = message { try raw.send(.pong(ping)) }
+            route = try await session.peers().first?.unreliable
+        }
+        let elapsed = ContinuousClock.now - connectedAt
+        #expect(route == .fallback, "still \(String(describing: route)) after \(elapsed)")
+        #expect(elapsed >= .seconds(1), "fell back before the probe timeout, after \(elapsed)")
+        #expect(sink.drain().count >= 5)
+        #expect(try await session.connectedPeers().count == 1)
+        await session.stop()
+    }
+
+    @Test("a peer that answers nothing for 1.5 s, on no channel, is busy: its datagrams are not taken for lost")
+    func busyPeer() async throws {
+        let sink = try DatagramSink()
+        let session = try makeSession(1)
+        let events = EventRecorder(session)
+        let (raw, sessionHello) = try handshakeWithDatagrams(
+            port: try await session.start(), datagramPort: sink.port)
+        #expect(await events.wait { $0.contains(.peerConnected(PeerID(77), name: "raw")) })
+        try await Task.sleep(for: .milliseconds(1_500))  // busy: reads nothing
+        #expect(try await session.peers().first?.unreliable == .probing)
+        // It catches up: the probes, by datagram, as they came, then the pings on its link.
+        for probe in sink.drain() {
+            let pong = probe.withUnsafeBytes { bytes -> Datagram? in
+                guard var reader = try? DatagramReader(bytes), case .ping(let ping)? = try? reader.next() else {
+                    return nil
+                }
+                return Datagram(
+                    header: DatagramHeader(linkToken: reader.header.linkToken, sequence: 0), messages: [.pong(ping)])
+            }
+            if let pong { sink.send(try pong.encode(), toPort: Int(sessionHello.datagramPort)) }
+        }
+        while let message = raw.receive(timeout: .milliseconds(100)) {
+            if case .ping(let ping) = message { try raw.send(.pong(ping)) }
+        }
+        #expect(try await eventually { try await session.peers().first?.unreliable == .udp })
+        #expect(
+            !events.events.contains {
+                if case .peerState(let info) = $0 { info.unreliable == .fallback } else { false }
+            })
         await session.stop()
     }
 

@@ -13,8 +13,7 @@ final class RawPeer {
     init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
-        var timeout = timeval(tv_sec: 3, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setTimeout(.seconds(3))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -49,6 +48,19 @@ final class RawPeer {
             guard count > 0 else { return nil }
             decoder.append(contentsOf: chunk[..<count])
         }
+    }
+
+    /// The next message, or nil when the connection closed or nothing came within `timeout`.
+    func receive(timeout: Duration) -> Message? {
+        setTimeout(timeout)
+        defer { setTimeout(.seconds(3)) }
+        return receive()
+    }
+
+    private func setTimeout(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Whether the other side closed the connection (reads end of stream) within the timeout.
