@@ -18,6 +18,11 @@ public struct LANTransport: Transport {
     /// a file costs few reads and frames span few of them.
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 512, initial: 2048, maximum: 256 << 10)
 
+    /// Datagrams read per readiness of the datagram socket, at most (NIO's default is 4).
+    static let datagramsPerRead: UInt = 64
+    /// The datagram socket's receive buffer asked for (the kernel caps it at `net.core.rmem_max`).
+    static let datagramReceiveBuffer: SocketOptionValue = 1 << 20
+
     public var name: String { Self.name }
     public var carriesDatagrams: Bool { true }
 
@@ -52,6 +57,10 @@ public struct LANTransport: Transport {
         initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
     ) -> EventLoopFuture<any Channel> {
         DatagramBootstrap(group: loop)
+            // One socket takes every peer's datagrams: a loop that was kept from running (a busy host) drains it in
+            // few turns, and a burst waits in the kernel rather than being dropped.
+            .channelOption(.maxMessagesPerRead, value: Self.datagramsPerRead)
+            .channelOption(.socketOption(.so_rcvbuf), value: Self.datagramReceiveBuffer)
             .channelInitializer(initializer)
             .bind(host: host, port: port)
     }
