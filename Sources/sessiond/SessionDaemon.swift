@@ -110,11 +110,7 @@ struct SessionDaemon: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level) }
         let logger = Logger(label: "sessiond")
         Self.raiseDescriptorLimit(logger: logger)
         do {
