@@ -24,6 +24,13 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
 
 
+def machine_ticks():
+    """(busy, total) clock ticks of all the machine's CPUs so far, from /proc/stat."""
+    fields = [int(f) for f in open("/proc/stat").readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
 def anonymous_kib(pid):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("RssAnon:"):
@@ -46,6 +53,8 @@ def main():
     avahi_before = sum(cpu_seconds(pid) for pid in avahis)
     # Started before the daemons: the start time and their pids come once they all run.
     with open(options.start_from) as start:
+        # Open once the launcher is about to start the daemons: from here the machine's CPUs are the daemons'.
+        machine_before = machine_ticks()
         fields = start.readline().split()
     options.start_ns = int(fields[0])
     daemons = [int(p) for p in fields[1:]]
@@ -139,6 +148,8 @@ def main():
                     resnapshot(i)
             if meshed[i] is None and len(connected[i]) == n - 1:
                 meshed[i] = now - options.start_ns
+    machine_after = machine_ticks()
+    busy_percent = 100 * (machine_after[0] - machine_before[0]) / max(1, machine_after[1] - machine_before[1])
     for watch in watches:
         watch.sock.close()
     for i, holder in enumerate(holders):  # what the events said, checked
@@ -216,7 +227,7 @@ def main():
          "first": min(meshed_ms), "last_serving": max(serving_ms),
          "after_last_serving": max(meshed_ms) - max(serving_ms)},
         {"metric": "mesh_cpu_seconds", "hosts": n, "daemons": sum(mesh_cpu), "max": max(mesh_cpu),
-         "avahi_daemons": avahi_cpu},
+         "avahi_daemons": avahi_cpu, "cpus": os.cpu_count(), "machine_busy_percent": busy_percent},
         {"metric": "mesh_anon_rss_kib", "hosts": n, "max": max(anon), "median": statistics.median(anon),
          "min": min(anon)},
         {"metric": "mesh_cpu_percent", "hosts": n, "load": "idle", "seconds": options.seconds,
@@ -235,7 +246,8 @@ def main():
     print(f"  the last daemon served its control socket {max(serving_ms):.0f} ms after the last start: "
           f"all meshed {max(meshed_ms) - max(serving_ms):.0f} ms after that")
     print(f"  CPU until then: all daemons {sum(mesh_cpu):.2f} s (max {max(mesh_cpu):.2f} s), "
-          f"all avahi-daemons {avahi_cpu:.2f} s")
+          f"all avahi-daemons {avahi_cpu:.2f} s; the machine's {os.cpu_count()} CPUs were {busy_percent:.0f}% busy "
+          f"from the first start until then")
     print(f"  anonymous memory per daemon: median {statistics.median(anon) / 1024:.1f} MiB, "
           f"max {max(anon) / 1024:.1f} MiB")
     print(f"  CPU per daemon, % of a core, idle:  mean {statistics.mean(idle_cpu):.2f}  max {max(idle_cpu):.2f}  "
