@@ -28,8 +28,8 @@ struct DaemonLogHandler: LogHandler {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) { line += " \(key)=\(value)" }
         line += " [\(event.source)] \(event.message)\n"
-        var utf8 = Array(line.utf8)
-        utf8.withUnsafeMutableBytes { bytes in
+        let utf8 = Array(line.utf8)
+        utf8.withUnsafeBytes { bytes in
             var written = 0
             while written < bytes.count {
                 let count = write(STDERR_FILENO, bytes.baseAddress! + written, bytes.count - written)
