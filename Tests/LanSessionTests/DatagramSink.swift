@@ -43,6 +43,20 @@ final class DatagramSink {
         }
     }
 
+    /// The next `count` datagrams, each waited for at most `timeout` (fewer if one does not come).
+    func receive(count: Int, timeout: Duration) -> [[UInt8]] {
+        var datagrams: [[UInt8]] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(
+            timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        while datagrams.count < count, poll(&descriptor, 1, milliseconds) == 1 {
+            let received = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if received > 0 { datagrams.append(Array(buffer[..<received])) }
+        }
+        return datagrams
+    }
+
     /// Sends `bytes` to 127.0.0.1:`port`.
     func send(_ bytes: [UInt8], toPort port: Int) {
         var address = sockaddr_in()

@@ -17,6 +17,16 @@ struct HostileInputTests {
                 sessionName: session))
     }
 
+    /// A session, and a raw peer connected to it that says it takes datagrams at a `DatagramSink`.
+    func connectedRawPeerWithDatagrams() async throws -> (Session, EventRecorder, RawPeer, DatagramSink, Hello) {
+        let sink = try DatagramSink()
+        let session = try makeSession(1)
+        let events = EventRecorder(session)
+        let (raw, sessionHello) = try handshakeWithDatagrams(port: try await session.start(), datagramPort: sink.port)
+        #expect(await events.wait { $0.contains(.peerConnected(PeerID(77), name: "raw")) })
+        return (session, events, raw, sink, sessionHello)
+    }
+
     /// A raw peer that says it takes datagrams on `datagramPort`, through the handshake; and the session's hello.
     func handshakeWithDatagrams(port: Int, datagramPort: Int) throws -> (RawPeer, Hello) {
         let raw = try RawPeer(port: port)
@@ -115,11 +125,7 @@ struct HostileInputTests {
 
     @Test("a peer that answers on its link and never by datagram gets unreliable messages on its link")
     func deafToDatagrams() async throws {
-        let sink = try DatagramSink()
-        let session = try makeSession(1)
-        let events = EventRecorder(session)
-        let (raw, _) = try handshakeWithDatagrams(port: try await session.start(), datagramPort: sink.port)
-        #expect(await events.wait { $0.contains(.peerConnected(PeerID(77), name: "raw")) })
+        let (session, _, raw, sink, _) = try await connectedRawPeerWithDatagrams()
         let connectedAt = ContinuousClock.now
         // The raw peer answers the pings on its link, as a live peer does, until the session gives up on datagrams.
         var route = try await session.peers().first?.unreliable
@@ -135,18 +141,16 @@ struct HostileInputTests {
         await session.stop()
     }
 
-    @Test("a peer that answers nothing for 1.5 s, on no channel, is busy: its datagrams are not taken for lost")
+    @Test("a peer that answers nothing on any channel past the probe timeout is busy: its datagrams are not lost")
     func busyPeer() async throws {
-        let sink = try DatagramSink()
-        let session = try makeSession(1)
-        let events = EventRecorder(session)
-        let (raw, sessionHello) = try handshakeWithDatagrams(
-            port: try await session.start(), datagramPort: sink.port)
-        #expect(await events.wait { $0.contains(.peerConnected(PeerID(77), name: "raw")) })
-        try await Task.sleep(for: .milliseconds(1_500))  // busy: reads nothing
+        let (session, events, raw, sink, sessionHello) = try await connectedRawPeerWithDatagrams()
+        // Busy: it reads nothing while the session's probes come, one per 200 ms, until they are 1.4 s overdue (the
+        // probe timeout is 1 s; the session has sent its witness on the link by then).
+        let probes = sink.receive(count: 8, timeout: .seconds(4))
+        #expect(probes.count == 8)
         #expect(try await session.peers().first?.unreliable == .probing)
         // It catches up: the probes, by datagram, as they came, then the pings on its link.
-        for probe in sink.drain() {
+        for probe in probes + sink.drain() {
             let pong = probe.withUnsafeBytes { bytes -> Datagram? in
                 guard var reader = try? DatagramReader(bytes), case .ping(let ping)? = try? reader.next() else {
                     return nil
@@ -216,21 +220,9 @@ struct ForgedDatagramTests {
             header: DatagramHeader(linkToken: 0xDEAD_BEEF, sequence: 1),
             messages: [.move(Move(view: 0, x: 999, y: 999, sequence: 60_000))]
         ).encode()
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(await b.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        for _ in 0..<20 {
-            _ = forged.withUnsafeBytes { bytes in
-                withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-            }
-        }
+        let sender = try DatagramSink()
+        let port = await b.port
+        for _ in 0..<20 { sender.send(forged, toPort: port) }
         try await a.move(0, x: 10, y: 20)
         #expect(await eventsB.wait { $0.contains(.move(view: 0, x: 10, y: 20, by: PeerID(1))) })
         #expect(!eventsB.events.contains(.move(view: 0, x: 999, y: 999, by: PeerID(1))))
