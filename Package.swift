@@ -8,6 +8,9 @@ let package = Package(
         .library(name: "LinkCrypto", targets: ["LinkCrypto"]),
         .library(name: "AvahiDiscovery", targets: ["AvahiDiscovery"]),
         .library(name: "LanSession", targets: ["LanSession"]),
+        .library(name: "LanSessionDiscovery", targets: ["LanSessionDiscovery"]),
+        .library(name: "LanSessionRFCOMM", targets: ["LanSessionRFCOMM"]),
+        .library(name: "BubblesAndCounter", targets: ["BubblesAndCounter"]),
         .library(name: "SessionControl", targets: ["SessionControl"]),
         .executable(name: "sessiond", targets: ["sessiond"]),
         .executable(name: "session-client", targets: ["session-client"]),
@@ -30,7 +33,7 @@ let package = Package(
             pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]
         ),
-        // BlueZ's headers and libbluetooth, used only by the RFCOMM transport.
+        // BlueZ's headers and libbluetooth, used only by LanSessionRFCOMM.
         .systemLibrary(
             name: "CBluetooth",
             pkgConfig: "bluez",
@@ -46,19 +49,41 @@ let package = Package(
             name: "AvahiDiscovery",
             dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")]
         ),
-        // Sessions, links and channels.
+        // The core: sessions, links and channels on the LAN transport; applications plug in through its public
+        // SessionApplication. No Avahi and no BlueZ: discovery and Bluetooth are the add-ons below.
         .target(
             name: "LanSession",
             dependencies: [
                 "WireCodec",
                 "LinkCrypto",
-                "AvahiDiscovery",
-                "CBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Finds the peers of a session with DNS-SD through avahi-daemon.
+        .target(
+            name: "LanSessionDiscovery",
+            dependencies: [
+                "LanSession", "AvahiDiscovery", "WireCodec", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Bluetooth classic (RFCOMM) as a transport of the session.
+        .target(
+            name: "LanSessionRFCOMM",
+            dependencies: [
+                "LanSession", "CBluetooth", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The original apps (a counter, three bubbles, player indexes) as one application of a session.
+        .target(
+            name: "BubblesAndCounter",
+            dependencies: [
+                "LanSession", "WireCodec", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The control socket's protocol between sessiond and session-client (docs/control-protocol.md).
@@ -67,6 +92,9 @@ let package = Package(
             name: "sessiond",
             dependencies: [
                 "LanSession",
+                "LanSessionDiscovery",
+                "LanSessionRFCOMM",
+                "BubblesAndCounter",
                 "SessionControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -96,10 +124,25 @@ let package = Package(
             dependencies: [
                 "LanSession",
                 "LinkCrypto",
-                "AvahiDiscovery",
+                "WireCodec",
+                "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "LanSessionDiscoveryTests",
+            dependencies: ["LanSessionDiscovery", "LanSession", "AvahiDiscovery", "WireCodec"]
+        ),
+        .testTarget(name: "LanSessionRFCOMMTests", dependencies: ["LanSessionRFCOMM", "LanSession"]),
+        .testTarget(
+            name: "BubblesAndCounterTests",
+            dependencies: [
+                "BubblesAndCounter", "LanSession", "WireCodec", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -113,17 +156,22 @@ let package = Package(
             ],
             path: "Tests/DNSSDProbe"
         ),
-        // Creates and removes test hosts (network namespaces with their own avahi-daemon) through scripts/testnet.
-        .target(name: "TestHostSupport", path: "Tests/TestHostSupport"),
+        // What tests share: test hosts (network namespaces with their own avahi-daemon, through scripts/testnet) and
+        // processes in them, sessions on loopback, raw peers, recorders, waiting, a seeded generator.
+        .target(
+            name: "TestSupport",
+            dependencies: ["LanSession", "WireCodec", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "AvahiDiscoveryTests",
-            dependencies: ["AvahiDiscovery", "TestHostSupport"]
+            dependencies: ["AvahiDiscovery", "TestSupport"]
         ),
         // Faults on test hosts while every host counts (scripts/chaos).
         .executableTarget(
             name: "lansession-chaos",
             dependencies: [
-                "TestHostSupport", "SessionControl",
+                "TestSupport", "SessionControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/Chaos"
@@ -132,13 +180,13 @@ let package = Package(
         .executableTarget(
             name: "lansession-btlab",
             dependencies: [
-                "LanSession", "CBluetooth", "TestHostSupport", "SessionControl",
+                "LanSession", "LanSessionRFCOMM", "CBluetooth", "TestSupport", "SessionControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/BluetoothLab"
         ),
         // sessiond and session-client, the real binaries, on test hosts.
-        .testTarget(name: "EndToEndTests", dependencies: ["TestHostSupport", "SessionControl"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "SessionControl"]),
     ],
     swiftLanguageModes: [.v6]
 )

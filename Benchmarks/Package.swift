@@ -49,6 +49,7 @@ let package = Package(
             name: "throughput-bench",
             dependencies: [
                 .product(name: "LanSession", package: "LanSession"),
+                .product(name: "BubblesAndCounter", package: "LanSession"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -15,6 +15,7 @@ let package = Package(
             name: "chat",
             dependencies: [
                 .product(name: "LanSession", package: "LanSession"),
+                .product(name: "LanSessionDiscovery", package: "LanSession"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

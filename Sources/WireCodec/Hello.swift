@@ -47,6 +47,8 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
     public static let resume = Capabilities(rawValue: 1 << 1)
     /// The sender authenticates with the session's secret and seals the link after `auth` (see extension type 1).
     public static let authentication = Capabilities(rawValue: 1 << 2)
+    /// The sender takes `appMessage` (kind `0x35`): applications of its own, by number.
+    public static let appMessages = Capabilities(rawValue: 1 << 3)
 }
 
 /// One typed value in a `hello`: room for later handshake features without a version bump.

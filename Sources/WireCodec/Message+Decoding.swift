@@ -151,6 +151,12 @@ extension Message {
             return .counterState(state)
         case .data:
             return .data(try reader.readBytes("data", maxLength: Wire.maxDataLength))
+        case .appMessage:
+            let appOffset = reader.offset
+            let app = try reader.readByte("application number")
+            guard app != 0 else { throw reader.error(.valueOutOfRange, "application number 0", at: appOffset) }
+            return .appMessage(
+                AppMessage(app: app, bytes: try reader.readBytes("application message", maxLength: Wire.maxDataLength)))
         case .streamOpen:
             let id = UInt32(try reader.readVarint("stream id", max: UInt64(UInt32.max)))
             let kindOffset = reader.offset

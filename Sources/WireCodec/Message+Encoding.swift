@@ -140,6 +140,14 @@ extension Message {
                 throw WireError(.fieldTooLong, detail: "data is \(bytes.count) bytes, limit \(Wire.maxDataLength)")
             }
             return 1 + ByteWriter.varintSize(UInt64(bytes.count)) + bytes.count
+        case .appMessage(let message):
+            guard message.app != 0 else { throw WireError(.valueOutOfRange, detail: "application number 0") }
+            guard message.bytes.count <= Wire.maxDataLength else {
+                throw WireError(
+                    .fieldTooLong,
+                    detail: "application message is \(message.bytes.count) bytes, limit \(Wire.maxDataLength)")
+            }
+            return 2 + ByteWriter.varintSize(UInt64(message.bytes.count)) + message.bytes.count
         case .streamOpen(let open):
             guard open.kind.isKnown else {
                 throw WireError(.valueOutOfRange, detail: "stream kind \(open.kind.rawValue)")
@@ -264,6 +272,9 @@ extension Message {
             }
         case .data(let bytes):
             writer.writeBytes(bytes)
+        case .appMessage(let message):
+            writer.write(message.app)
+            writer.writeBytes(message.bytes)
         case .streamOpen(let open):
             writer.writeVarint(UInt64(open.id))
             writer.write(open.kind.rawValue)

@@ -53,6 +53,9 @@ public enum Message: Hashable, Sendable {
     case streamCredit(StreamCredit)
     /// See ``MessageKind/streamEnd``.
     case streamEnd(StreamEnd)
+    /// See ``MessageKind/appMessage``: at most `Wire.maxDataLength` bytes (`Wire.maxUnreliableDataLength` in a
+    /// datagram) for the application numbered ``AppMessage/app``.
+    case appMessage(AppMessage)
 
     /// The message's kind byte.
     @inlinable
@@ -84,6 +87,7 @@ public enum Message: Hashable, Sendable {
         case .streamChunk: .streamChunk
         case .streamCredit: .streamCredit
         case .streamEnd: .streamEnd
+        case .appMessage: .appMessage
         }
     }
 }

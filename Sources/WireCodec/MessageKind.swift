@@ -61,6 +61,9 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     case streamCredit = 0x33
     /// Ends a stream, from either side: finished (with a resource's digest), cancelled, failed or declined.
     case streamEnd = 0x34
+    /// A message of an application the receiver runs, named by the application's number: opaque bytes, reliable
+    /// (sequenced) or as a datagram. Sent only to peers whose `hello` announces ``Capabilities/appMessages``.
+    case appMessage = 0x35
 
     /// Whether messages of this kind take a sequence number on the reliable channel.
     @inlinable

@@ -1,3 +1,4 @@
+import BubblesAndCounter
 import Foundation
 import Histogram
 import LanSession
@@ -8,6 +9,7 @@ import WireCodec
 /// Answers control requests with the session's state and actions.
 struct ControlDispatcher: Sendable {
     let session: Session
+    let app: BubblesAndCounterApp
     let hub: EventHub
     let logger: Logger
 
@@ -26,33 +28,34 @@ struct ControlDispatcher: Sendable {
                         failedHandshakes: security.failedHandshakes, droppedDatagrams: security.droppedDatagrams,
                         refusedConnections: security.refusedConnections))
             case "peers":
-                return Self.reply(try await session.peers().map(Self.result))
+                let layout = try await app.layout()
+                return Self.reply(try await session.peers().map { Self.result($0, layout: layout) })
             case "increment":
                 let count = request.count ?? 1
                 guard count >= 1 else { return Self.failure("count must be at least 1") }
                 // Saved, then sent to every member, before the client hears "done"; a failed save sends nothing.
-                let local = try await session.increment(by: UInt64(count))
+                let local = try await app.increment(by: UInt64(count))
                 return Self.reply(IncrementResult(local: local))
             case "counter":
                 return Self.reply(try await counter())
             case "bubbles":
-                let board = try await session.bubbles()
+                let board = try await app.bubbles()
                 return Self.reply(
                     board.bubbles.enumerated().map { index, bubble in
                         BubbleResult(
                             view: index, holder: bubble.holder?.description, x: Double(bubble.x), y: Double(bubble.y))
                     })
             case "pickup":
-                try await session.pickUp(try view(request))
+                try await app.pickUp(try view(request))
                 return Self.reply(DoneResult())
             case "move":
                 guard let x = request.x, let y = request.y else { return Self.failure("move needs x and y") }
-                try await session.move(try view(request), x: Float(x), y: Float(y))
+                try await app.move(try view(request), x: Float(x), y: Float(y))
                 return Self.reply(DoneResult())
             case "drop":
                 let view = try view(request)
-                let bubble = try await session.bubbles().bubbles[Int(view)]
-                try await session.drop(
+                let bubble = try await app.bubbles().bubbles[Int(view)]
+                try await app.drop(
                     view, x: Float(request.x ?? Double(bubble.x)), y: Float(request.y ?? Double(bubble.y)))
                 return Self.reply(DoneResult())
             case "invitations":
@@ -139,7 +142,7 @@ struct ControlDispatcher: Sendable {
     }
 
     private func counter() async throws -> CounterResult {
-        let counter = try await session.counter()
+        let counter = try await app.counter()
         let names = Dictionary(try await session.peers().map { ($0.peerID, $0.name) }, uniquingKeysWith: { a, _ in a })
         var peers: [String: CounterResult.PeerCount] = [:]
         for (id, count) in counter.counts where id != session.peerID {
@@ -194,10 +197,11 @@ struct ControlDispatcher: Sendable {
                 mean_us: (histogram.mean / 100).rounded() / 10))
     }
 
-    static func result(_ peer: PeerInfo) -> PeerResult {
+    static func result(_ peer: PeerInfo, layout: PlayerLayout) -> PeerResult {
         PeerResult(
             peerID: peer.peerID.description, name: peer.name, state: peer.state.rawValue, transport: peer.transport,
-            address: peer.address, playerIndex: peer.playerIndex, rttMicros: peer.rttMicros,
+            address: peer.address, playerIndex: peer.state == .connected ? layout.indexes[peer.peerID] : nil,
+            rttMicros: peer.rttMicros,
             unreliable: peer.unreliable.rawValue, endpoints: peer.endpoints.map(\.description),
             links: peer.links.map {
                 LinkResult(
@@ -240,8 +244,19 @@ struct ControlDispatcher: Sendable {
         (try? JSONEncoder().encode(ControlReply<DoneResult>(error: message))) ?? Data(#"{"ok":false}"#.utf8)
     }
 
-    /// The JSON line of a session event, for `watch`.
-    static func encode(_ event: SessionEvent) -> Data? {
+    /// The JSON line of an event, for `watch`.
+    static func encode(_ event: DaemonEvent) -> Data? {
+        var result: EventResult
+        switch event {
+        case .session(let event): result = Self.result(event)
+        case .app(let event): result = Self.result(event)
+        }
+        result.time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        return try? JSONEncoder().encode(result)
+    }
+
+    /// What `watch` says of a session event.
+    static func result(_ event: SessionEvent) -> EventResult {
         var result: EventResult
         switch event {
         case .peerState(let info):
@@ -277,34 +292,6 @@ struct ControlDispatcher: Sendable {
             result.id = request.id
             result.peerID = request.peerID.description
             result.name = request.displayName
-        case .counter(let id, let count, let total):
-            result = EventResult(event: "counter")
-            result.peerID = id.description
-            result.count = count
-            result.total = total
-        case .pickUp(let view, let id):
-            result = EventResult(event: "pickUp")
-            result.view = Int(view)
-            result.peerID = id.description
-        case .holder(let view, let holder):
-            result = EventResult(event: "holder")
-            result.view = Int(view)
-            result.holder = holder?.description
-        case .move(let view, let x, let y, let id):
-            result = EventResult(event: "move")
-            result.view = Int(view)
-            result.x = Double(x)
-            result.y = Double(y)
-            result.peerID = id.description
-        case .drop(let view, let x, let y, let id):
-            result = EventResult(event: "drop")
-            result.view = Int(view)
-            result.x = Double(x)
-            result.y = Double(y)
-            result.peerID = id.description
-        case .layout(let layout):
-            result = EventResult(event: "layout")
-            result.layout = Dictionary(uniqueKeysWithValues: layout.map { ($0.key.description, $0.value) })
         case .resynchronised(let id, let lost):
             result = EventResult(event: "resynchronised")
             result.peerID = id.description
@@ -338,7 +325,50 @@ struct ControlDispatcher: Sendable {
             result = EventResult(event: "eventsMissed")
             result.count = UInt64(count)
         }
-        result.time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        return try? JSONEncoder().encode(result)
+        return result
+    }
+
+    /// What `watch` says of an event of the apps.
+    static func result(_ event: BubblesAndCounterEvent) -> EventResult {
+        var result: EventResult
+        switch event {
+        case .counter(let id, let count, let total):
+            result = EventResult(event: "counter")
+            result.peerID = id.description
+            result.count = count
+            result.total = total
+        case .pickUp(let view, let id):
+            result = EventResult(event: "pickUp")
+            result.view = Int(view)
+            result.peerID = id.description
+        case .holder(let view, let holder):
+            result = EventResult(event: "holder")
+            result.view = Int(view)
+            result.holder = holder?.description
+        case .move(let view, let x, let y, let id):
+            result = EventResult(event: "move")
+            result.view = Int(view)
+            result.x = Double(x)
+            result.y = Double(y)
+            result.peerID = id.description
+        case .drop(let view, let x, let y, let id):
+            result = EventResult(event: "drop")
+            result.view = Int(view)
+            result.x = Double(x)
+            result.y = Double(y)
+            result.peerID = id.description
+        case .layout(let layout):
+            result = EventResult(event: "layout")
+            result.layout = Dictionary(uniqueKeysWithValues: layout.map { ($0.key.description, $0.value) })
+        case .countClaimedAbove(let id, let claimed, let local):
+            result = EventResult(event: "countClaimedAbove")
+            result.peerID = id.description
+            result.count = claimed
+            result.total = local
+        case .eventsMissed(let count):
+            result = EventResult(event: "eventsMissed")
+            result.count = UInt64(count)
+        }
+        return result
     }
 }

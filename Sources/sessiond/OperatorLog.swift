@@ -1,24 +1,38 @@
+import BubblesAndCounter
 import LanSession
 import Logging
+import Synchronization
 import WireCodec
 
-/// What an operator sees of a session in sessiond's log: its events, at info (the library logs at debug and trace).
-final class OperatorLog {
+/// What an operator sees of a session in sessiond's log: its events and the apps', at info and above (the libraries
+/// log at debug and trace only).
+final class OperatorLog: Sendable {
     private let logger: Logger
-    private var names: [PeerID: String] = [:]
+    private let names = Mutex<[PeerID: String]>([:])
 
     init(logger: Logger) {
         self.logger = logger
     }
 
     private func name(_ id: PeerID) -> String {
-        names[id].map { "\($0) (\(id))" } ?? "\(id)"
+        names.withLock { $0[id] }.map { "\($0) (\(id))" } ?? "\(id)"
     }
 
-    func record(_ event: SessionEvent) {
+    func record(_ event: DaemonEvent) {
+        switch event {
+        case .session(let event): record(event)
+        case .app(.countClaimedAbove(let peer, let claimed, let local)):
+            logger.warning(
+                "\(name(peer)) holds a count of \(claimed) for this peer, which counted \(local): this peer's count was lost (its state directory restored?); ignored"
+            )
+        case .app: break
+        }
+    }
+
+    private func record(_ event: SessionEvent) {
         switch event {
         case .peerConnected(let id, let name):
-            names[id] = name
+            names.withLock { $0[id] = name }
             logger.info("connected to \(self.name(id))")
         case .peerLost(let id):
             logger.info("lost \(name(id)): no link left; redialling")
@@ -33,7 +47,7 @@ final class OperatorLog {
         case .resynchronised(let id, let lost):
             logger.warning("\(lost) messages from \(name(id)) were lost (its replay buffer overflowed); state merged")
         case .peerState(let info):
-            if !info.name.isEmpty { names[info.peerID] = info.name }
+            if !info.name.isEmpty { names.withLock { $0[info.peerID] = info.name } }
         default:
             break
         }

@@ -1,7 +1,10 @@
 import ArgumentParser
 import AvahiDiscovery
+import BubblesAndCounter
 import Foundation
 import LanSession
+import LanSessionDiscovery
+import LanSessionRFCOMM
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -167,8 +170,6 @@ struct SessionDaemon: AsyncParsableCommand {
                 "the secret is \(secret.count) bytes: an attacker who completes one handshake can try guesses offline; use 32 random bytes (head -c 32 /dev/urandom | base64)"
             )
         }
-        configuration.initialCounts = [peerID: identity.localCount]
-        configuration.localCountStore = store  // saved before sent: a failed save counts nowhere
         configuration.transportPriority = [LANTransport.name, RFCOMMTransport.name]
         var transports: [any Transport] = transport == .rfcomm ? [] : [LANTransport()]
         if transport != .lan {
@@ -180,6 +181,11 @@ struct SessionDaemon: AsyncParsableCommand {
             }
         }
         let session = try Session(configuration: configuration, transports: transports, logger: logger)
+        // The original apps; this peer's count is saved before it is sent: a failed save counts nowhere.
+        let app = try await BubblesAndCounterApp(
+            session: session,
+            configuration: BubblesAndCounterApp.Configuration(
+                initialCounts: [peerID: identity.localCount], localCountStore: store))
         let boundPort: Int
         do {
             boundPort = try await session.start()
@@ -196,7 +202,7 @@ struct SessionDaemon: AsyncParsableCommand {
         }
 
         let hub = EventHub()
-        let dispatcher = ControlDispatcher(session: session, hub: hub, logger: logger)
+        let dispatcher = ControlDispatcher(session: session, app: app, hub: hub, logger: logger)
         let control: ControlServer
         do {
             control = try await ControlServer.bind(path: controlPath, dispatcher: dispatcher, logger: logger)
@@ -212,7 +218,8 @@ struct SessionDaemon: AsyncParsableCommand {
         // to every peer, and the event pump ends with the session's events.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
-                service: EventPumpService(hub: hub, events: session.events, logger: logger),
+                service: EventPumpService(
+                    hub: hub, events: session.events, appEvents: app.events, logger: logger),
                 successTerminationBehavior: .ignore),
             .init(service: session),
         ]
@@ -265,15 +272,16 @@ struct SessionDaemon: AsyncParsableCommand {
     }
 }
 
-/// Hands the session's events to every watcher until the session ends.
+/// Hands the session's events and the apps' to every watcher until the session ends.
 struct EventPumpService: Service {
     let hub: EventHub
     let events: AsyncStream<SessionEvent>
+    let appEvents: AsyncStream<BubblesAndCounterEvent>
     let logger: Logger
 
     func run() async throws {
         let log = OperatorLog(logger: logger)
-        await hub.pump(events) { log.record($0) }  // ends when the session stopped
+        await hub.pump(events, appEvents) { log.record($0) }  // ends when the session stopped
         try? await gracefulShutdown()  // the group shuts services down in turn: wait for this one's
     }
 }

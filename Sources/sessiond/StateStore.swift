@@ -1,3 +1,4 @@
+import BubblesAndCounter
 import Foundation
 import LanSession
 import Synchronization

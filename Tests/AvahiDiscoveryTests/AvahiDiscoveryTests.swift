@@ -1,6 +1,6 @@
 import AvahiDiscovery
 import Foundation
-import TestHostSupport
+import TestSupport
 import Testing
 
 /// AvahiDiscovery against real avahi-daemons in test hosts (network namespaces made by `scripts/testnet`).

@@ -2,8 +2,9 @@ import ArgumentParser
 import CBluetooth
 import Foundation
 import LanSession
+import LanSessionRFCOMM
 import SessionControl
-import TestHostSupport
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -23,16 +24,6 @@ struct BluetoothLab: AsyncParsableCommand {
 func log(_ text: String) {
     let time = Date().formatted(.iso8601.time(includingFractionalSeconds: true))
     FileHandle.standardError.write(Data("btlab: \(time) \(text)\n".utf8))
-}
-
-/// Polls `condition` every 100 ms until it holds; false on timeout.
-func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(100))
-    }
-    return condition()
 }
 
 /// Runs a command to completion; false (and a log line) when it cannot start or fails.
@@ -170,7 +161,7 @@ struct Check: AsyncParsableCommand {
             b.stop()
         }
         let started = ContinuousClock.now
-        let linked = await waitUntil(.seconds(30)) { a.connected == 1 && b.connected == 1 }
+        let linked = await waitUntil(.seconds(30), every: .milliseconds(100)) { a.connected == 1 && b.connected == 1 }
         let linkedAfter = ContinuousClock.now - started
         guard linked, let idA = a.peerID, let idB = b.peerID else {
             return [Outcome(check: "rfcomm handshake", passed: false, detail: "not connected after \(linkedAfter)")]
@@ -187,7 +178,7 @@ struct Check: AsyncParsableCommand {
         for _ in 0..<1_000 {
             _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
         }
-        let arrived = await waitUntil(.seconds(30)) { b.count(of: idA) == 1_000 }
+        let arrived = await waitUntil(.seconds(30), every: .milliseconds(100)) { b.count(of: idA) == 1_000 }
         try? await Task.sleep(for: .seconds(1))
         let final = b.count(of: idA)
         outcomes.append(
@@ -197,7 +188,7 @@ struct Check: AsyncParsableCommand {
 
         // Bubbles: a picks bubble 2 up, moves it, drops it; b sees the holder, the moves and the drop.
         _ = try control.call(ControlRequest(command: "pickup", view: 2), as: DoneResult.self)
-        let held = await waitUntil(.seconds(10)) {
+        let held = await waitUntil(.seconds(10), every: .milliseconds(100)) {
             b.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first { $0.view == 2 }?.holder == idA
         }
         for step in 1...5 {
@@ -205,12 +196,12 @@ struct Check: AsyncParsableCommand {
                 ControlRequest(command: "move", view: 2, x: Double(10 * step), y: Double(20 * step)),
                 as: DoneResult.self)
         }
-        let moved = await waitUntil(.seconds(10)) {
+        let moved = await waitUntil(.seconds(10), every: .milliseconds(100)) {
             let bubble = b.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first { $0.view == 2 }
             return bubble?.x == 50 && bubble?.y == 100
         }
         _ = try control.call(ControlRequest(command: "drop", view: 2), as: DoneResult.self)
-        let dropped = await waitUntil(.seconds(10)) {
+        let dropped = await waitUntil(.seconds(10), every: .milliseconds(100)) {
             b.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first { $0.view == 2 }?.holder == nil
         }
         outcomes.append(
@@ -224,7 +215,7 @@ struct Check: AsyncParsableCommand {
         // Bye: b stops; a sees it leave.
         let watch = try a.watch()
         kill(b.process.pid, SIGTERM)
-        let left = await waitUntil(.seconds(10)) {
+        let left = await waitUntil(.seconds(10), every: .milliseconds(100)) {
             watch.events.contains { $0.event.event == "peerLeft" && $0.event.peerID == idB }
         }
         outcomes.append(Outcome(check: "bye over rfcomm", passed: left, detail: "peerLeft seen: \(left)"))
@@ -266,7 +257,7 @@ struct Check: AsyncParsableCommand {
                 "/usr/bin/python3", path, hci1.address, hci0.address, "\(channel)",
             ])
         else { return Outcome(check: "garbage on rfcomm", passed: false, detail: "cannot start python3") }
-        let done = await waitUntil(.seconds(20)) { !client.isRunning }
+        let done = await waitUntil(.seconds(20), every: .milliseconds(100)) { !client.isRunning }
         let stillServing = a.connected == 1 && a.links(to: idB).contains { $0.transport == "rfcomm" }
         return Outcome(
             check: "garbage on rfcomm drops that client only", passed: done && stillServing,
@@ -290,13 +281,14 @@ struct Check: AsyncParsableCommand {
             a.stop()
             b.stop()
         }
-        guard await waitUntil(.seconds(30), { a.connected == 1 && b.connected == 1 }), let idA = a.peerID,
+        guard await waitUntil(.seconds(30), every: .milliseconds(100), { a.connected == 1 && b.connected == 1 }),
+            let idA = a.peerID,
             let idB = b.peerID
         else { return [Outcome(check: "lan and rfcomm links", passed: false, detail: "not connected")] }
         func states(_ daemon: Daemon, _ peer: String) -> [String] {
             daemon.links(to: peer).map { "\($0.transport) \($0.state)" }
         }
-        let both = await waitUntil(.seconds(30)) {
+        let both = await waitUntil(.seconds(30), every: .milliseconds(100)) {
             states(a, idB) == ["lan active", "rfcomm standby"] && states(b, idA) == ["lan active", "rfcomm standby"]
         }
         outcomes.append(
@@ -324,10 +316,12 @@ struct Check: AsyncParsableCommand {
                 log("LAN back")
             }
         }
-        let exact = await waitUntil(.seconds(30)) { a.count(of: idB) == 2_000 }
+        let exact = await waitUntil(.seconds(30), every: .milliseconds(100)) { a.count(of: idB) == 2_000 }
         try? await Task.sleep(for: .seconds(1))
         let final = a.count(of: idB)
-        let backOnLAN = await waitUntil(.seconds(30)) { states(a, idB).first == "lan active" }
+        let backOnLAN = await waitUntil(.seconds(30), every: .milliseconds(100)) {
+            states(a, idB).first == "lan active"
+        }
         let events = watch.events
         let lost = events.contains {
             ($0.event.event == "peerLost" || $0.event.event == "peerLeft") && $0.event.peerID == idB
@@ -524,7 +518,7 @@ struct Compare: AsyncParsableCommand {
         }
         guard
             await waitUntil(
-                .seconds(60),
+                .seconds(60), every: .milliseconds(100),
                 {
                     guard let id = b.peerID else { return false }
                     return Set(a.links(to: id).map(\.transport)) == ["lan", "rfcomm"]

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SessionControl
 import Synchronization
-import TestHostSupport
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +35,7 @@ struct Chaos: AsyncParsableCommand {
 
     func run() async throws {
         let seed = self.seed ?? UInt64.random(in: 1...UInt64.max)
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         log("seed \(seed); \(hosts) hosts, \(seconds) s")
         let lab = try TestLab.up(hosts, ttl: seconds + 600)
         if let logs { try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true) }
@@ -49,7 +49,7 @@ struct Chaos: AsyncParsableCommand {
         }
         for host in 1...hosts { try daemons.start(host) }
         let meshStart = ContinuousClock.now
-        guard await waitUntil(.seconds(15), { daemons.allConnected() }) else {
+        guard await waitUntil(.seconds(15), every: .milliseconds(100), { daemons.allConnected() }) else {
             throw ValidationError("the hosts did not form a mesh within 15 s")
         }
         log("mesh of \(hosts) in \(ContinuousClock.now - meshStart)")
@@ -129,15 +129,6 @@ struct Chaos: AsyncParsableCommand {
 func log(_ text: String) {
     let time = Date().formatted(.iso8601.time(includingFractionalSeconds: true))
     FileHandle.standardError.write(Data("chaos: \(time) \(text)\n".utf8))
-}
-
-func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(100))
-    }
-    return condition()
 }
 
 /// The daemons of the lab: started, killed and restarted by pid, asked through their control sockets.
@@ -314,7 +305,7 @@ struct FaultSchedule {
 
     var faults: [(at: Duration, fault: Fault)] = []
 
-    static func make(hosts: Int, seconds: Int, random: inout SplitMix) -> FaultSchedule {
+    static func make(hosts: Int, seconds: Int, random: inout SplitMix64) -> FaultSchedule {
         var schedule = FaultSchedule()
         let last = Double(seconds)  // faults go on until the counting stops
         // Flaps: each host's link goes down for 0.3...3 s, one flap at a time per host.
@@ -482,18 +473,5 @@ struct Report: Encodable {
             Swift.print("did NOT converge within 30 s of the last increment")
         }
         Swift.print(passed ? "PASS: nothing lost, nothing doubled" : "FAIL")
-    }
-}
-
-/// SplitMix64: a small seeded generator, so that a run's faults can be replayed with `--seed`.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import SessionControl
-import TestHostSupport
+import TestSupport
 import Testing
 
 /// A lab with a sessiond per host; stops the daemons and removes the lab when it goes away.
@@ -27,7 +27,9 @@ final class Cluster {
         let cluster = try Cluster(hosts: hosts)
         for host in 1...hosts { try cluster.start(host) }
         let lastStart = ContinuousClock.now
-        let meshed = await waitUntil(timeout) { (1...hosts).allSatisfy { cluster.connectedPeers($0) == hosts - 1 } }
+        let meshed = await waitUntil(timeout, every: .milliseconds(50)) {
+            (1...hosts).allSatisfy { cluster.connectedPeers($0) == hosts - 1 }
+        }
         let elapsed = ContinuousClock.now - lastStart
         #expect(meshed, "not every daemon had \(hosts - 1) connected peers within \(timeout)")
         print("measured: mesh of \(hosts) complete \(elapsed) after the last start")
@@ -117,14 +119,4 @@ final class Cluster {
     func watch(_ host: Int, seconds: Int = 60) throws -> HostProcess {
         try lab.spawn(host, [Cluster.client, "--json", "watch", "--timeout", "\(seconds)"])
     }
-}
-
-/// Polls `condition` every 50 ms until it holds; false on timeout.
-func waitUntil(_ timeout: Duration, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return try condition()
 }

@@ -1,5 +1,5 @@
 import Foundation
-import TestHostSupport
+import TestSupport
 import Testing
 
 /// The command-line edges of sessiond and session-client, run on this machine: daemons on loopback with
@@ -35,7 +35,7 @@ struct CommandLineTests {
                 Cluster.daemon, "--no-discovery", "--listen", "127.0.0.1", "--port", "0", "--name", name,
                 "--state-dir", "\(scratch.path)/state-\(name)", "--control", socket, "--log-level", "warning",
             ])
-        let up = await waitUntil(.seconds(10)) {
+        let up = await waitUntil(.seconds(10), every: .milliseconds(50)) {
             (try? client(["--control", socket, "status"]))?.status == 0
         }
         #expect(up, "sessiond \(name) did not answer on \(socket): \(process.stderr)")
@@ -123,7 +123,7 @@ struct CommandLineTests {
 
         // Killed, the first daemon leaves its socket file behind; the next one takes it over.
         kill(first.pid, SIGKILL)
-        #expect(await waitUntil(.seconds(5)) { !first.isRunning })
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { !first.isRunning })
         #expect(FileManager.default.fileExists(atPath: socket))
         let third = try await startDaemon(scratch, name: "third", socket: socket)
         #expect(try client(["--control", socket, "status"]).stdout.contains("third"))

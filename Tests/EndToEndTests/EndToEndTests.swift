@@ -1,6 +1,6 @@
 import Foundation
 import SessionControl
-import TestHostSupport
+import TestSupport
 import Testing
 
 /// The real binaries on test hosts: sessiond in each host with its own avahi-daemon, driven by session-client.
@@ -23,14 +23,16 @@ struct EndToEndTests {
         let capture = try await cluster.sniff(seconds: 6, markers: (1...3).map(Cluster.greeting))
         defer { capture.stop() }
         for host in 1...3 { try cluster.start(host) }
-        let meshed = await waitUntil(.seconds(5)) { (1...3).allSatisfy { cluster.connectedPeers($0) == 2 } }
+        let meshed = await waitUntil(.seconds(5), every: .milliseconds(50)) {
+            (1...3).allSatisfy { cluster.connectedPeers($0) == 2 }
+        }
         #expect(meshed, "not every daemon had 2 connected peers within 5 s")
         let ids = try (1...3).map { try cluster.peerID($0) }
         // 1,000 increments from each host, in ten requests of 100, the hosts interleaved.
         for _ in 0..<10 {
             for host in 1...3 { _ = try cluster.client(host, ["increment", "-n", "100"]) }
         }
-        let converged = try await waitUntil(.seconds(10)) {
+        let converged = try await waitUntil(.seconds(10), every: .milliseconds(50)) {
             try (1...3).allSatisfy { host in
                 guard let counter = try cluster.client(host, ["counter"]) as? [String: Any],
                     let peers = counter["peers"] as? [String: [String: Any]]
@@ -41,7 +43,7 @@ struct EndToEndTests {
             }
         }
         #expect(converged, "counters did not converge to exactly 1,000 per peer")
-        _ = await waitUntil(.seconds(10)) { !capture.isRunning }
+        _ = await waitUntil(.seconds(10), every: .milliseconds(50)) { !capture.isRunning }
         let seen = capture.events.last?["found"] as? [String] ?? []
         #expect(!seen.isEmpty, "no greeting seen in clear without a secret: the capture check cannot be trusted")
     }
@@ -69,7 +71,7 @@ struct EndToEndTests {
             $0["event"] as? String == "peerConnected" && $0["peerID"] as? String == victim
         }
         #expect(back != nil, "host 2 did not reconnect")
-        #expect(await waitUntil(.seconds(5)) { cluster.connectedPeers(2) == 2 })
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.connectedPeers(2) == 2 })
         let counter = try cluster.client(2, ["counter"]) as? [String: Any]
         #expect(counter?["local"] as? Int == 7, "its own count after the restart: \(counter ?? [:])")
         #expect(try cluster.peerID(2) == victim, "the peer id survives a restart")
@@ -91,13 +93,13 @@ struct EndToEndTests {
         }
         #expect(left != nil, "no peerLeft within 2 s")
         print("measured: peerLeft \(ContinuousClock.now - stoppedAt) after SIGTERM")
-        let gone = await waitUntil(.seconds(3)) {
+        let gone = await waitUntil(.seconds(3), every: .milliseconds(50)) {
             let listing =
                 (try? cluster.lab.run(1, ["avahi-browse", "-rpt", "_lansession._tcp"], timeout: 10))?.stdout ?? ""
             return !listing.contains("\"id=\(leaving)\"")
         }
         #expect(gone, "its DNS-SD record is still listed")
-        let exited = await waitUntil(.seconds(2)) { !cluster.daemons[3]!.isRunning }
+        let exited = await waitUntil(.seconds(2), every: .milliseconds(50)) { !cluster.daemons[3]!.isRunning }
         #expect(exited, "sessiond did not exit within 2 s of SIGTERM")
         let socket = try cluster.lab.run(3, ["test", "-e", "/run/lansession/sessiond.sock"], timeout: 5)
         #expect(socket.status != 0, "the control socket was not removed")
@@ -107,9 +109,9 @@ struct EndToEndTests {
     func advertisement() async throws {
         let cluster = try Cluster(hosts: 2)
         try cluster.start(1)
-        #expect(await waitUntil(.seconds(5)) { (try? cluster.peerID(1)) != nil })
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { (try? cluster.peerID(1)) != nil })
         let id = try cluster.peerID(1)
-        let found = await waitUntil(.seconds(5)) {
+        let found = await waitUntil(.seconds(5), every: .milliseconds(50)) {
             let listing =
                 (try? cluster.lab.run(2, ["avahi-browse", "-rpt", "_lansession._tcp"], timeout: 10))?.stdout ?? ""
             return listing.split(separator: "\n").contains { line in
@@ -130,7 +132,7 @@ struct EndToEndTests {
     func controlGarbage() async throws {
         let cluster = try Cluster(hosts: 1)
         try cluster.start(1, extra: ["--no-discovery"])
-        #expect(await waitUntil(.seconds(5)) { (try? cluster.peerID(1)) != nil })
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { (try? cluster.peerID(1)) != nil })
         let mode = try cluster.lab.run(1, ["stat", "-c", "%a", "/run/lansession/sessiond.sock"], timeout: 5)
         #expect(mode.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "600", "control socket mode")
         // The host's /run, seen from here through its holder's root.
@@ -158,8 +160,8 @@ struct EndToEndTests {
         // Both requests start at once, each in its own process.
         let two = try cluster.lab.spawn(2, [Cluster.client, "bubble", "pickup", "1"])
         let three = try cluster.lab.spawn(3, [Cluster.client, "bubble", "pickup", "1"])
-        #expect(await waitUntil(.seconds(10)) { !two.isRunning && !three.isRunning })
-        let agreed = try await waitUntil(.seconds(5)) {
+        #expect(await waitUntil(.seconds(10), every: .milliseconds(50)) { !two.isRunning && !three.isRunning })
+        let agreed = try await waitUntil(.seconds(5), every: .milliseconds(50)) {
             let holders = try (1...3).map { host -> String? in
                 let bubbles = try cluster.client(host, ["bubble", "list"]) as? [[String: Any]]
                 return bubbles?.first { $0["view"] as? Int == 1 }?["holder"] as? String

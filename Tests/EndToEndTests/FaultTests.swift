@@ -1,6 +1,6 @@
 import Foundation
 import SessionControl
-import TestHostSupport
+import TestSupport
 import Testing
 
 /// Real faults on test hosts: cut paths, bounced links, a full disk, a start during a flap, a forged record, state
@@ -14,7 +14,7 @@ struct FaultTests {
     func waitForState(
         _ cluster: Cluster, _ a: Int, _ b: Int, _ state: String, _ ids: [Int: String], within: Duration = .seconds(15)
     ) async -> Bool {
-        await waitUntil(within) {
+        await waitUntil(within, every: .milliseconds(50)) {
             cluster.state(of: ids[b]!, in: a) == state && cluster.state(of: ids[a]!, in: b) == state
         }
     }
@@ -35,13 +35,15 @@ struct FaultTests {
         for _ in 0..<100 {
             _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
         }
-        #expect(await waitUntil(.seconds(5)) { cluster.counts(3)?[ids[1]!] == 100 })
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.counts(3)?[ids[1]!] == 100 })
         // Bounce 2-3 so that host 3's state reaches host 2 at a reconnect too (as before anti-entropy).
         try cluster.lab.setCut(between: 2, and: 3, true)
         #expect(await waitForState(cluster, 2, 3, "reconnecting", ids))
         try cluster.lab.setCut(between: 2, and: 3, false)
         #expect(await waitForState(cluster, 2, 3, "connected", ids))
-        #expect(await waitUntil(.seconds(5)) { cluster.counts(2)?[ids[1]!] == 100 }, "host 2 gets host 1's count")
+        #expect(
+            await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.counts(2)?[ids[1]!] == 100 },
+            "host 2 gets host 1's count")
         // Heal 1-2: host 1 replays its 100 increments to host 2.
         try cluster.lab.setCut(between: 1, and: 2, false)
         #expect(await waitForState(cluster, 1, 2, "connected", ids))
@@ -67,10 +69,13 @@ struct FaultTests {
         #expect(mounted.status == 0, "\(mounted.stderr)")
         try cluster.start(1, stateDirectory: "/run/small/state")
         try cluster.start(2)
-        #expect(await waitUntil(.seconds(5)) { cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1 })
+        #expect(
+            await waitUntil(.seconds(5), every: .milliseconds(50)) {
+                cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1
+            })
         let one = try cluster.peerID(1)
         _ = try cluster.client(1, ["increment", "-n", "5"])
-        #expect(await waitUntil(.seconds(5)) { cluster.counts(2)?[one] == 5 })
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.counts(2)?[one] == 5 })
 
         _ = try cluster.lab.run(1, ["dd", "if=/dev/zero", "of=/run/small/fill", "bs=4096"], timeout: 10)
         let failed = try cluster.lab.run(1, [Cluster.client, "increment"], timeout: 10)
@@ -83,7 +88,7 @@ struct FaultTests {
 
         _ = try cluster.lab.run(1, ["rm", "-f", "/run/small/fill"])
         _ = try cluster.client(1, ["increment"])  // the client's retry
-        #expect(await waitUntil(.seconds(5)) { cluster.counts(2)?[one] == 6 })
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.counts(2)?[one] == 6 })
         try await Task.sleep(for: .seconds(1))
         #expect(cluster.counts(1)?[one] == 6 && cluster.counts(2)?[one] == 6)
     }
@@ -92,17 +97,20 @@ struct FaultTests {
     func startDuringFlap() async throws {
         let cluster = try Cluster(hosts: 2)
         try cluster.start(1)
-        #expect(await waitUntil(.seconds(5)) { (try? cluster.peerID(1)) != nil })
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { (try? cluster.peerID(1)) != nil })
         try cluster.start(2)
         try await Task.sleep(for: .milliseconds(300))
         try cluster.lab.setLink(2, up: false)
         try await Task.sleep(for: .milliseconds(2_600))
         try cluster.lab.setLink(2, up: true)
         let upAt = ContinuousClock.now
-        #expect(await waitUntil(.seconds(10)) { cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1 })
+        #expect(
+            await waitUntil(.seconds(10), every: .milliseconds(50)) {
+                cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1
+            })
         print("measured: linked \(ContinuousClock.now - upAt) after the link came back")
         let two = try cluster.peerID(2)
-        let advertised = await waitUntil(.seconds(15)) {
+        let advertised = await waitUntil(.seconds(15), every: .milliseconds(50)) {
             let listing =
                 (try? cluster.lab.run(1, ["avahi-browse", "-rpt", "_lansession._tcp"], timeout: 10))?.stdout ?? ""
             return listing.split(separator: "\n").contains { $0.hasPrefix("=") && $0.contains("\"id=\(two)\"") }
@@ -128,7 +136,9 @@ struct FaultTests {
         func endpoints() -> Set<String> {
             Set(cluster.peers(1)[ids[2]!]?["endpoints"] as? [String] ?? [])
         }
-        #expect(await waitUntil(.seconds(10)) { endpoints() == [real, forged] }, "host 1 knows \(endpoints())")
+        #expect(
+            await waitUntil(.seconds(10), every: .milliseconds(50)) { endpoints() == [real, forged] },
+            "host 1 knows \(endpoints())")
         // Host 1 loses host 2 and redials: the forged endpoint fails, the real one works.
         try cluster.lab.setCut(between: 1, and: 2, true)
         #expect(await waitForState(cluster, 1, 2, "reconnecting", ids))
@@ -136,7 +146,9 @@ struct FaultTests {
         #expect(await waitForState(cluster, 1, 2, "connected", ids))
         // The forged record goes away: it takes only its own endpoint.
         forger.stop()
-        #expect(await waitUntil(.seconds(10)) { endpoints() == [real] }, "host 1 knows \(endpoints())")
+        #expect(
+            await waitUntil(.seconds(10), every: .milliseconds(50)) { endpoints() == [real] },
+            "host 1 knows \(endpoints())")
         try cluster.lab.setCut(between: 1, and: 2, true)
         #expect(await waitForState(cluster, 1, 2, "reconnecting", ids))
         #expect(endpoints() == [real])

@@ -1,6 +1,6 @@
 import Foundation
 import SessionControl
-import TestHostSupport
+import TestSupport
 import Testing
 
 /// Several paths per peer on test hosts: failover between two networks, and a full mesh from a static ring.
@@ -23,10 +23,13 @@ struct PathTests {
         let cluster = try Cluster(hosts: 2, networks: 2)
         try cluster.start(1)
         try cluster.start(2)
-        #expect(await waitUntil(.seconds(8)) { cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1 })
+        #expect(
+            await waitUntil(.seconds(8), every: .milliseconds(50)) {
+                cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1
+            })
         let one = try cluster.peerID(1)
         let two = try cluster.peerID(2)
-        let bothUp = await waitUntil(.seconds(10)) {
+        let bothUp = await waitUntil(.seconds(10), every: .milliseconds(50)) {
             states(links(cluster, of: two, in: 1)) == ["active", "standby"]
                 && states(links(cluster, of: one, in: 2)) == ["active", "standby"]
         }
@@ -47,7 +50,7 @@ struct PathTests {
                 downAt = .now
             }
         }
-        let delivered = await waitUntil(.seconds(10)) { cluster.counts(1)?[two] == 3_000 }
+        let delivered = await waitUntil(.seconds(10), every: .milliseconds(50)) { cluster.counts(1)?[two] == 3_000 }
         #expect(delivered, "host 1 counts host 2 at \(cluster.counts(1)?[two] ?? -1)")
         try await Task.sleep(for: .milliseconds(500))
         #expect(cluster.counts(1)?[two] == 3_000, "exactly 3,000, not more")
@@ -76,7 +79,9 @@ struct PathTests {
 
         // The interface comes back: its link returns, as a standby.
         try cluster.lab.setLink(2, interface: interface, up: true)
-        let back = await waitUntil(.seconds(15)) { states(links(cluster, of: two, in: 1)) == ["active", "standby"] }
+        let back = await waitUntil(.seconds(15), every: .milliseconds(50)) {
+            states(links(cluster, of: two, in: 1)) == ["active", "standby"]
+        }
         #expect(back, "links after the interface came back: \(links(cluster, of: two, in: 1))")
     }
 
@@ -88,12 +93,14 @@ struct PathTests {
             try cluster.start(host, extra: ["--no-discovery", "--peer", "\(try cluster.lab.address(next)):47000"])
         }
         let startedAt = ContinuousClock.now
-        let meshed = await waitUntil(.seconds(8)) { (1...4).allSatisfy { cluster.connectedPeers($0) == 3 } }
+        let meshed = await waitUntil(.seconds(8), every: .milliseconds(50)) {
+            (1...4).allSatisfy { cluster.connectedPeers($0) == 3 }
+        }
         #expect(meshed, "connected peers: \((1...4).map { cluster.connectedPeers($0) })")
         print("measured: static ring of four meshed \(ContinuousClock.now - startedAt) after the last start")
         // Every host gives every other host the same player index, and the indexes are 0...3.
         let ids = try (1...4).map { try cluster.peerID($0) }
-        let agreed = await waitUntil(.seconds(3)) {
+        let agreed = await waitUntil(.seconds(3), every: .milliseconds(50)) {
             var index: [String: Int] = [:]
             for host in 1...4 {
                 for (peer, info) in cluster.peers(host) {

@@ -1,6 +1,6 @@
 import Foundation
 import SessionControl
-import TestHostSupport
+import TestSupport
 import Testing
 
 /// Applications' payloads between real daemons on test hosts: data messages, and a big file pushed while the counter
@@ -35,7 +35,9 @@ struct PayloadEndToEndTests {
         }
         _ = try cluster.client(1, ["send", "--all", "--text", "last"])
         // In order: once "last" is in, a doubled message would be in too.
-        let arrived = await waitUntil(.seconds(10)) { texts(two).last == "last" && texts(three).last == "last" }
+        let arrived = await waitUntil(.seconds(10), every: .milliseconds(50)) {
+            texts(two).last == "last" && texts(three).last == "last"
+        }
         #expect(arrived, "host 2 saw \(texts(two).count) messages, host 3 \(texts(three).count)")
         #expect(texts(two) == (0..<100).map { "message \($0)" } + ["to everyone", "last"])
         #expect(texts(three) == ["to everyone", "last"])
@@ -101,7 +103,9 @@ struct PayloadEndToEndTests {
         #expect(received != nil, "host 2's watch saw the transfer finish")
         // Every increment made during the transfer reached host 2.
         let own = try cluster.peerID(1)
-        let caughtUp = await waitUntil(.seconds(5)) { (cluster.counts(2)?[own] ?? 0) == increments }
+        let caughtUp = await waitUntil(.seconds(5), every: .milliseconds(50)) {
+            (cluster.counts(2)?[own] ?? 0) == increments
+        }
         #expect(caughtUp, "host 2 counts \(cluster.counts(2)?[own] ?? -1) of host 1's \(increments) increments")
 
         let seconds = result["seconds"] as? Double ?? 0

@@ -1,6 +1,6 @@
 import Foundation
 import SessionControl
-import TestHostSupport
+import TestSupport
 import Testing
 
 /// A session with a secret on three test hosts, and a hostile neighbour on a fourth: a daemon with a wrong secret,
@@ -79,20 +79,22 @@ struct TrustTests {
                 "\(try cluster.lab.address(2)):47000",
             ])
         try cluster.start(4, extra: secret)  // the wrong secret
-        let meshed = await waitUntil(.seconds(15)) { (1...3).allSatisfy { cluster.connectedPeers($0) == 2 } }
+        let meshed = await waitUntil(.seconds(15), every: .milliseconds(50)) {
+            (1...3).allSatisfy { cluster.connectedPeers($0) == 2 }
+        }
         #expect(meshed, "the members did not mesh")
         let ids = try (1...4).map { try cluster.peerID($0) }
         #expect(cluster.connectedPeers(4) == 0, "the daemon with the wrong secret got in")
 
         // The relay's capture: hellos in clear (it saw the link), no application payload in clear.
-        _ = await waitUntil(.seconds(10)) { !relay.isRunning }
+        _ = await waitUntil(.seconds(10), every: .milliseconds(50)) { !relay.isRunning }
         let recording = try #require(relay.events.first)
         print("measured: relay recording \(recording)")
         #expect((recording["recorded"] as? Int ?? 0) > 200)
         #expect(recording["clearSession"] as? Bool == true)
         #expect(recording["clearGreeting"] as? Bool == false, "the app's greeting crossed the network in clear")
 
-        _ = await waitUntil(.seconds(10)) { !capture.isRunning }
+        _ = await waitUntil(.seconds(10), every: .milliseconds(50)) { !capture.isRunning }
         let seen = capture.events.last?["found"] as? [String] ?? []
         print("measured: bridge capture \(capture.events.last ?? [:])")
         #expect(seen == [session], "the bridge saw \(seen): application payload in clear, or no traffic at all")
@@ -140,7 +142,7 @@ struct TrustTests {
 
         // Exactly once, and nothing of the attacker anywhere.
         let members = Set(ids[0...2])
-        let converged = await waitUntil(.seconds(10)) {
+        let converged = await waitUntil(.seconds(10), every: .milliseconds(50)) {
             (1...3).allSatisfy { host in
                 guard let counts = cluster.counts(host) else { return false }
                 return counts[ids[1]] == 1_000 && counts[ids[2]] == 1_000 && (counts[ids[0]] ?? 0) == 0
@@ -196,7 +198,10 @@ struct TrustTests {
                 "--state-dir", Cluster.stateDirectory, "--log-level", "info",
             ])
         try cluster.start(2)
-        #expect(await waitUntil(.seconds(10)) { cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1 })
+        #expect(
+            await waitUntil(.seconds(10), every: .milliseconds(50)) {
+                cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1
+            })
         let daemon = try #require(descendant(of: cluster.daemons[1]!.pid, named: "sessiond"))
         let target = [try cluster.lab.address(1), "47000"]
         let attack = try cluster.lab.spawn(
@@ -226,7 +231,7 @@ struct TrustTests {
         }
         let id2 = try cluster.peerID(2)
         #expect(
-            await waitUntil(.seconds(10)) { cluster.counts(1)?[id2] == 500 },
+            await waitUntil(.seconds(10), every: .milliseconds(50)) { cluster.counts(1)?[id2] == 500 },
             "host 1 counts \(cluster.counts(1) ?? [:])")
         #expect(cluster.state(of: id2, in: 1) == "connected")
     }

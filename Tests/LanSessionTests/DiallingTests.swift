@@ -1,6 +1,7 @@
 import LanSession
 import NIOCore
 import NIOPosix
+import TestSupport
 import Testing
 import WireCodec
 
@@ -27,7 +28,7 @@ struct DiallingTests {
         // The forged record sorts first and names two's id with a port nothing listens on.
         try await one.discovered([dead], peerID: two.peerID, name: "two", record: "a-forged")
         try await one.discovered([await two.endpoint], peerID: two.peerID, name: "two", record: "two")
-        #expect(try await eventually { try await one.connectedPeers().count == 1 })
+        #expect(try await waitUntil { try await one.connectedPeers().count == 1 })
         var info = try await one.peers().first { $0.peerID == two.peerID }
         #expect(Set(info?.endpoints ?? []) == [dead, await two.endpoint])
         #expect(info?.endpoints.first == (await two.endpoint), "the endpoint that worked is tried first")
@@ -37,7 +38,7 @@ struct DiallingTests {
         info = try await one.peers().first { $0.peerID == two.peerID }
         #expect(info?.endpoints == [await two.endpoint])
         try await one.dropLink(to: two.peerID)
-        #expect(try await eventually { try await one.connectedPeers().count == 1 }, "one redials two")
+        #expect(try await waitUntil { try await one.connectedPeers().count == 1 }, "one redials two")
 
         // Two's own record goes away too (mDNS broken, say) while the forged one is back: the endpoint a handshake
         // proved is still tried, the forged one fails, and one gets two back.
@@ -46,7 +47,7 @@ struct DiallingTests {
         info = try await one.peers().first { $0.peerID == two.peerID }
         #expect(info?.endpoints == [await two.endpoint, dead])
         try await one.dropLink(to: two.peerID)
-        #expect(try await eventually { try await one.connectedPeers().count == 1 }, "one redials two")
+        #expect(try await waitUntil { try await one.connectedPeers().count == 1 }, "one redials two")
         await stopAll([one, two])
     }
 
@@ -57,7 +58,7 @@ struct DiallingTests {
         try await one.start()
         try await two.start()
         try await one.discovered([await two.endpoint], peerID: two.peerID, name: "two", record: "two")
-        #expect(try await eventually { try await two.connectedPeers().count == 1 })
+        #expect(try await waitUntil { try await two.connectedPeers().count == 1 })
         let proven = try await two.peers().first?.endpoints
         #expect(proven == [await one.endpoint], "two knows one's listening endpoint from its hello")
         await stopAll([one, two])
@@ -72,7 +73,7 @@ struct DiallingTests {
         // A stale record says two is where three listens.
         try await one.discovered([await three.endpoint], peerID: two.peerID, name: "two", record: "a-stale")
         try await one.discovered([await two.endpoint], peerID: two.peerID, name: "two", record: "two")
-        let linked = try await eventually {
+        let linked = try await waitUntil {
             Set(try await one.connectedPeers().map(\.peerID)) == [two.peerID, three.peerID]
         }
         #expect(linked)

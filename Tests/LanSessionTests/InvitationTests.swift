@@ -1,4 +1,5 @@
 import LanSession
+import TestSupport
 import Testing
 
 /// Invitations the application chooses: context, answer, timeout, and nothing stale left behind.
@@ -65,7 +66,7 @@ struct InvitationTests {
             #expect(error.code == .timedOut || error.code == .declined, "\(error)")
         }
         #expect(ContinuousClock.now - started < .seconds(2))
-        let cleared = try await eventually { try await b.invitations().isEmpty }
+        let cleared = try await waitUntil { try await b.invitations().isEmpty }
         #expect(cleared, "the invitee's list has no stale invitation")
         #expect(try await a.connectionState(of: b.peerID) != .connected)
         await stopAll([a, b])

@@ -16,7 +16,7 @@ struct KnownEndpointsTests {
             configuration: SessionConfiguration(
                 peerID: PeerID(1), displayName: "one", sessionName: "s", host: "127.0.0.1"),
             loop: EmbeddedEventLoop(), transports: [LANTransport()], logger: Logger(label: "test"),
-            events: EventFanout())
+            events: EventFanout(missed: SessionEvent.eventsMissed))
         return core
     }
 

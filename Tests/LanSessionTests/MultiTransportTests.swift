@@ -1,6 +1,7 @@
 import LanSession
 import NIOCore
 import NIOPosix
+import TestSupport
 import Testing
 import WireCodec
 
@@ -64,27 +65,28 @@ struct MultiTransportTests {
         let alternateB = try #require(await b.listeningEndpoints.first { $0.transport == "alt" })
         try await a.connect(to: await b.endpoint)
         try await a.connect(to: alternateB)
-        let both = try await eventually {
+        let both = try await waitUntil {
             let seen = try await links(a, to: b.peerID)
             return seen.map(\.state) == [.active, .standby] && seen.first?.transport == "lan"
         }
         let initial = try await links(a, to: b.peerID)
         #expect(both, "links: \(initial)")
 
-        // The LAN link breaks while a counts: the alternate transport takes over, then LAN comes back and, once it
+        // The LAN link breaks while a sends: the alternate transport takes over, then LAN comes back and, once it
         // has proved itself, takes the traffic again.
         for round in 0..<3 {
-            for _ in 0..<500 { try await a.increment() }
+            for index in 0..<500 { try await a.send(number(round * 1_000 + index)) }
             try await a.dropLink(to: b.peerID)
-            for _ in 0..<500 { try await a.increment() }
-            let movedBack = try await eventually(timeout: .seconds(5)) {
+            for index in 500..<1_000 { try await a.send(number(round * 1_000 + index)) }
+            let movedBack = try await waitUntil(.seconds(5)) {
                 let seen = try await links(a, to: b.peerID)
                 return seen.first?.transport == "lan" && seen.first?.state == .active && seen.count == 2
             }
             let now = try await links(a, to: b.peerID)
             #expect(movedBack, "round \(round): \(now)")
         }
-        #expect(try await eventually { try await b.counter()[a.peerID] == 3_000 })
+        #expect(await eventsB.wait { numbers(in: $0, from: a.peerID).count >= 3_000 })
+        #expect(numbers(in: eventsB.events, from: a.peerID) == Array(0..<3_000), "exactly once, in order")
         #expect(!eventsB.events.contains(.peerLost(a.peerID)), "b never lost a: another path was always there")
         let alternateActive = eventsB.events.contains {
             if case .linkChanged(PeerID(1), let link) = $0 {

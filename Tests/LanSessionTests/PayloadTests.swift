@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LanSession
 import Synchronization
+import TestSupport
 import Testing
 import WireCodec
 
@@ -19,7 +20,7 @@ struct PayloadTests {
         let b = try Session(configuration: configuration)
         try await mesh([a, b])
         #expect(
-            try await eventually {
+            try await waitUntil {
                 let fromA = try await a.connectedPeers().count
                 let fromB = try await b.connectedPeers().count
                 return fromA == 1 && fromB == 1
@@ -32,7 +33,7 @@ struct PayloadTests {
     }
 
     func file(size: Int, seed: UInt64) throws -> (path: String, sha256: String) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var bytes = [UInt8](repeating: 0, count: size)
         for index in stride(from: 0, to: size, by: 8) {
             var value = generator.next()
@@ -189,7 +190,7 @@ struct PayloadTests {
         var streams: [String: IncomingByteStream] = [:]
         for case .streamOpened(let stream) in recorder.events { streams[stream.name] = stream }
         await streams["first"]?.cancel(reason: "enough")
-        let failed = await eventually { () async -> Bool in
+        let failed = await waitUntil { () async -> Bool in
             do throws(SessionError) {
                 try await first.write([UInt8](repeating: 0, count: 1 << 20))
                 return false
@@ -244,7 +245,7 @@ struct PayloadTests {
         // A link cut: the reliable channel resends what was in flight; the transfer goes on.
         let sentBytes = Atomic<UInt64>(0)
         async let cut: Bool = {
-            guard await eventually(timeout: .seconds(20), { sentBytes.load(ordering: .relaxed) > 5_000_000 }) else {
+            guard await waitUntil(.seconds(20), { sentBytes.load(ordering: .relaxed) > 5_000_000 }) else {
                 return false
             }
             try await a.dropLink(to: b.peerID)
@@ -278,7 +279,7 @@ struct PayloadTests {
         let restarted = try makeSession(1)
         try await restarted.start()
         try await restarted.connect(to: await b.endpoint)
-        #expect(try await eventually { try await restarted.connectedPeers().count == 1 })
+        #expect(try await waitUntil { try await restarted.connectedPeers().count == 1 })
         let resumed = try await restarted.sendResource(at: path, named: "again.bin", to: b.peerID)
         #expect(resumed.resumedFrom > 10_000_000, "resumed at \(resumed.resumedFrom)")
         #expect(resumed.phase == .finished(path: nil, sha256: digest))

@@ -1,5 +1,6 @@
 import Foundation
 import LanSession
+import TestSupport
 import Testing
 import WireCodec
 

@@ -1,7 +1,7 @@
 import LinkCrypto
-import Logging
 import NIOCore
 import NIOEmbedded
+import TestSupport
 import Testing
 import WireCodec
 
@@ -13,27 +13,9 @@ struct SealedLinkTests {
     let remote = PeerID(77)
     let secretBytes = Array("correct horse battery staple".utf8)
 
-    func acceptedLink() throws -> (SessionCore, EmbeddedChannel) {
-        let loop = EmbeddedEventLoop()
-        var configuration = SessionConfiguration(
-            peerID: PeerID(1), displayName: "one", sessionName: "s", host: "127.0.0.1")
-        configuration.secret = secretBytes
-        let core = SessionCore(
-            configuration: configuration, loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),
-            events: EventFanout())
-        core.applications = [BubblesAndCounter(context: core)]
-        core.runState = .running
-        let channel = EmbeddedChannel(loop: loop)
-        try core.setUpStream(channel, role: .acceptor, transport: LANTransport(), endpoint: nil, for: nil).wait()
-        try channel.connect(to: SocketAddress(ipAddress: "10.0.0.7", port: 40_000)).wait()
-        return (core, channel)
-    }
-
-    func outbound(_ channel: EmbeddedChannel) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        channel.embeddedEventLoop.run()  // small frames leave at the end of the loop's burst
-        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { bytes += buffer.readableBytesView }
-        return bytes
+    func acceptedLink() throws -> (EmbeddedCore, EmbeddedChannel) {
+        let embedded = try EmbeddedCore { $0.secret = secretBytes }
+        return (embedded, try embedded.acceptedLink())
     }
 
     /// The peer's side: its hello (with its ephemeral key), the keys from the session's hello, and its proof.
@@ -54,17 +36,17 @@ struct SealedLinkTests {
         }
     }
 
-    func sessionHello(_ channel: EmbeddedChannel) throws -> Hello {
+    func sessionHello(_ embedded: EmbeddedCore, _ channel: EmbeddedChannel) throws -> Hello {
         var decoder = StreamDecoder()
-        decoder.append(contentsOf: try outbound(channel))
+        decoder.append(contentsOf: try embedded.outbound(channel))
         guard case .hello(let hello)? = try decoder.next() else { throw SessionError(.io, "no hello") }
         return hello
     }
 
     @Test("with the secret: clear hellos and proofs, then sealed frames both ways; the peer connects and counts")
     func member() throws {
-        let (core, channel) = try acceptedLink()
-        let hello = try sessionHello(channel)
+        let (embedded, channel) = try acceptedLink()
+        let hello = try sessionHello(embedded, channel)
         #expect(hello.capabilities.contains(.authentication))
         var peer = Peer()
         try peer.open(to: hello, secret: secretBytes, id: remote)
@@ -72,13 +54,13 @@ struct SealedLinkTests {
         try channel.writeInbound(ByteBuffer(bytes: peer.hello))
         // The session's proof, in clear; it checks out.
         var decoder = StreamDecoder()
-        decoder.append(contentsOf: try outbound(channel))
+        decoder.append(contentsOf: try embedded.outbound(channel))
         guard case .auth(let proof)? = try decoder.next() else {
             Issue.record("no auth after the hello")
             return
         }
         try keys.verify(peerProof: proof)
-        #expect(core.peers[remote] == nil)  // nothing is kept before the proof
+        #expect(embedded.info(remote) == nil)  // nothing is kept before the proof
 
         // The peer's proof, then everything sealed: invitation, resume, an increment — in one write.
         var sealer = keys.makeRecordSealer()
@@ -89,12 +71,12 @@ struct SealedLinkTests {
             + StreamFraming.encode(.counterIncrement(count: 3))
         try frames.withUnsafeBytes { try sealer.seal($0, into: &sealed) }
         try channel.writeInbound(ByteBuffer(bytes: try StreamFraming.encode(.auth(proof: keys.proof)) + sealed))
-        #expect(core.peers[remote]?.state == .connected)
-        #expect(core.counter[remote] == 3)
-        #expect(core.peers[remote]?.active?.security?.isEstablished == true)
+        #expect(embedded.info(remote)?.state == .connected)
+        #expect(embedded.increments == [3])
+        #expect(embedded.info(remote)?.encrypted == true)
 
         // What the session wrote after its proof is sealed records only: they open with the peer's keys.
-        let written = try outbound(channel)
+        let written = try embedded.outbound(channel)
         #expect(!written.isEmpty)
         var opener = keys.makeRecordOpener()
         var pending = written[...]
@@ -109,43 +91,43 @@ struct SealedLinkTests {
         var kinds: [MessageKind] = []
         while let message = try frameDecoder.next() { kinds.append(message.kind) }
         #expect(kinds.contains(.accept))
-        #expect(kinds.contains(.handshake))  // the app's greeting travels sealed
+        #expect(kinds.contains(.resume))  // the leader's activation travels sealed
     }
 
     @Test("a wrong secret: the proof fails, the link closes, nothing of the peer is kept")
     func wrongSecret() throws {
-        let (core, channel) = try acceptedLink()
+        let (embedded, channel) = try acceptedLink()
         var peer = Peer()
-        try peer.open(to: try sessionHello(channel), secret: Array("guess".utf8), id: remote)
+        try peer.open(to: try sessionHello(embedded, channel), secret: Array("guess".utf8), id: remote)
         let keys = try #require(peer.keys)
         try channel.writeInbound(ByteBuffer(bytes: peer.hello))
         try channel.writeInbound(ByteBuffer(bytes: try StreamFraming.encode(.auth(proof: keys.proof))))
         #expect(!channel.isActive)
-        #expect(core.peers.isEmpty)
-        #expect(core.failedAuthentications == 1)
+        #expect(embedded.core.peerInfos().isEmpty)
+        #expect(embedded.core.securityStatistics().failedHandshakes == 1)
     }
 
     @Test("no key in the hello: declined as authenticationFailed before anything is kept")
     func noSecret() throws {
-        let (core, channel) = try acceptedLink()
-        _ = try outbound(channel)
+        let (embedded, channel) = try acceptedLink()
+        _ = try embedded.outbound(channel)
         try channel.writeInbound(
             ByteBuffer(
                 bytes: try StreamFraming.encode(
                     .hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")))))
         var decoder = StreamDecoder()
-        decoder.append(contentsOf: try outbound(channel))
+        decoder.append(contentsOf: try embedded.outbound(channel))
         #expect(try decoder.next() == .decline(.authenticationFailed))
         #expect(!channel.isActive)
-        #expect(core.peers.isEmpty)
+        #expect(embedded.core.peerInfos().isEmpty)
     }
 
     @Test("commands in clear after the proofs, or a record with a flipped bit, close the link with nothing counted")
     func clearAfterProof() throws {
         for tamper in [false, true] {
-            let (core, channel) = try acceptedLink()
+            let (embedded, channel) = try acceptedLink()
             var peer = Peer()
-            try peer.open(to: try sessionHello(channel), secret: secretBytes, id: remote)
+            try peer.open(to: try sessionHello(embedded, channel), secret: secretBytes, id: remote)
             let keys = try #require(peer.keys)
             try channel.writeInbound(ByteBuffer(bytes: peer.hello))
             var bytes = try StreamFraming.encode(.auth(proof: keys.proof))
@@ -163,7 +145,7 @@ struct SealedLinkTests {
             }
             try channel.writeInbound(ByteBuffer(bytes: bytes))
             #expect(!channel.isActive)
-            #expect(core.counter.total == 0)
+            #expect(embedded.recorder.calls.isEmpty)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LanSession
 import NIOCore
+import TestSupport
 import Testing
 import WireCodec
 
@@ -9,6 +10,17 @@ func bothConnected(_ a: Session, _ b: Session) async throws -> Bool {
     let atA = try await a.connectedPeers().count
     let atB = try await b.connectedPeers().count
     return atA == 1 && atB == 1
+}
+
+/// Index `index` as the bytes of a data message.
+func number(_ index: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(index).littleEndian) { Array($0) } }
+
+/// The numbers of the reliable data messages `peer` sent, in the order they arrived.
+func numbers(in events: [SessionEvent], from peer: PeerID) -> [Int] {
+    events.compactMap { event in
+        guard case .data(peer, let bytes, true) = event, bytes.count == 4 else { return nil }
+        return Int(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian)
+    }
 }
 
 /// Sessions in this process, linked over loopback with static endpoints.
@@ -27,38 +39,31 @@ struct SessionTests {
         #expect(peersOfA.map(\.state) == [.connected])
         #expect(peersOfA.first?.name == "bob")
         #expect(peersOfA.first?.transport == "lan")
-        #expect(try await eventually { try await a.peers().first?.unreliable == .udp })
-        #expect(try await eventually { try await a.peers().first?.rttMicros != nil })
+        #expect(try await waitUntil { try await a.peers().first?.unreliable == .udp })
+        #expect(try await waitUntil { try await a.peers().first?.rttMicros != nil })
         await stopAll([a, b])
     }
 
-    @Test("three peers form a mesh and agree on player indexes")
+    @Test("three peers form a mesh")
     func threePeers() async throws {
         let sessions = try [makeSession(30), makeSession(10), makeSession(20)]
         try await mesh(sessions)
         for session in sessions {
-            #expect(try await eventually { try await session.connectedPeers().count == 2 })
+            #expect(try await waitUntil { try await session.connectedPeers().count == 2 })
         }
-        let expected: [PeerID: Int] = [PeerID(10): 0, PeerID(20): 1, PeerID(30): 2]
-        for session in sessions {
-            #expect(try await eventually { try await session.layout().indexes == expected })
-        }
-        let indexes = try await sessions[0].peers().map { $0.playerIndex }
-        #expect(Set(indexes.compactMap { $0 }) == [0, 1])
         await stopAll(sessions)
     }
 
-    @Test("10,000 increments arrive exactly once")
-    func tenThousandIncrements() async throws {
+    @Test("10,000 reliable messages arrive exactly once, in order")
+    func tenThousandMessages() async throws {
         let a = try makeSession(1)
         let b = try makeSession(2)
+        let received = EventRecorder(b)
         try await mesh([a, b])
-        #expect(try await eventually { try await bothConnected(a, b) })
-        for _ in 0..<10_000 { try await a.increment() }
-        #expect(try await eventually(timeout: .seconds(10)) { try await b.counter()[PeerID(1)] == 10_000 })
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(try await b.counter()[PeerID(1)] == 10_000)
-        #expect(try await a.counter()[PeerID(1)] == 10_000)
+        #expect(try await waitUntil { try await bothConnected(a, b) })
+        for index in 0..<10_000 { try await a.send(number(index)) }
+        #expect(await received.wait(timeout: .seconds(10)) { numbers(in: $0, from: PeerID(1)).count == 10_000 })
+        #expect(numbers(in: received.events, from: PeerID(1)) == Array(0..<10_000))
         await stopAll([a, b])
     }
 
@@ -66,26 +71,24 @@ struct SessionTests {
     func cutAndResume() async throws {
         let a = try makeSession(1)
         let b = try makeSession(2)
+        let eventsA = EventRecorder(a)
         let eventsB = EventRecorder(b)
         try await mesh([a, b])
-        #expect(try await eventually { try await bothConnected(a, b) })
+        #expect(try await waitUntil { try await bothConnected(a, b) })
         for round in 0..<5 {
-            for _ in 0..<1_000 { try await a.increment() }
+            for index in 0..<1_000 { try await a.send(number(round * 1_000 + index)) }
             if round < 4 { try await a.dropLink(to: PeerID(2)) }
-            for _ in 0..<1_000 { try await b.increment() }
+            for index in 0..<1_000 { try await b.send(number(round * 1_000 + index)) }
         }
         #expect(
-            try await eventually(timeout: .seconds(15)) {
-                let atB = try await b.counter()[PeerID(1)]
-                let atA = try await a.counter()[PeerID(2)]
-                return atB == 5_000 && atA == 5_000
-            })
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try await b.counter().counts == [PeerID(1): 5_000, PeerID(2): 5_000])
-        #expect(try await a.counter().counts == [PeerID(1): 5_000, PeerID(2): 5_000])
+            await eventsB.wait(timeout: .seconds(15)) { numbers(in: $0, from: PeerID(1)).count >= 5_000 })
+        #expect(
+            await eventsA.wait(timeout: .seconds(15)) { numbers(in: $0, from: PeerID(2)).count >= 5_000 })
+        #expect(numbers(in: eventsB.events, from: PeerID(1)) == Array(0..<5_000))
+        #expect(numbers(in: eventsA.events, from: PeerID(2)) == Array(0..<5_000))
         let lost = eventsB.events.filter { if case .peerLost = $0 { true } else { false } }.count
         #expect(lost >= 1, "the cut was not noticed")
-        #expect(try await eventually { try await b.connectedPeers().count == 1 })
+        #expect(try await waitUntil { try await b.connectedPeers().count == 1 })
         await stopAll([a, b])
     }
 
@@ -102,7 +105,7 @@ struct SessionTests {
             async let one: Void = a.connect(to: endpointB)
             async let two: Void = b.connect(to: endpointA)
             _ = try await (one, two)
-            #expect(try await eventually { try await bothConnected(a, b) })
+            #expect(try await waitUntil { try await bothConnected(a, b) })
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await a.connectedPeers().count == 1)
             #expect(try await b.connectedPeers().count == 1)
@@ -114,61 +117,17 @@ struct SessionTests {
         }
     }
 
-    @Test("moves from the holder arrive; the drop lands everywhere")
-    func moves() async throws {
-        let a = try makeSession(1)
-        let b = try makeSession(2)
-        let eventsB = EventRecorder(b)
-        try await mesh([a, b])
-        #expect(try await eventually { try await b.peers().first?.unreliable == .udp })
-        try await a.pickUp(0)
-        #expect(try await eventually { try await b.bubbles().bubbles[0].holder == PeerID(1) })
-        for step in 1...100 { try await a.move(0, x: Float(step), y: Float(2 * step)) }
-        #expect(await eventsB.wait { $0.contains(.move(view: 0, x: 100, y: 200, by: PeerID(1))) })
-        try await a.drop(0, x: 123, y: 456)
-        #expect(
-            try await eventually {
-                let bubble = try await b.bubbles().bubbles[0]
-                return bubble.holder == nil && bubble.x == 123 && bubble.y == 456
-            })
-        await stopAll([a, b])
-    }
-
     @Test("without datagrams, unreliable messages fall back to the reliable link")
     func datagramFallback() async throws {
         let a = try makeSession(1)
         let b = try makeSession(2, datagrams: false)
         let eventsB = EventRecorder(b)
         try await mesh([a, b])
-        #expect(try await eventually { try await a.peers().first?.unreliable == .fallback })
-        try await a.pickUp(1)
-        #expect(try await eventually { try await b.bubbles().bubbles[1].holder == PeerID(1) })
-        try await a.move(1, x: 7, y: 8)
-        #expect(await eventsB.wait { $0.contains(.move(view: 1, x: 7, y: 8, by: PeerID(1))) })
+        #expect(try await waitUntil { try await a.peers().first?.unreliable == .fallback })
+        try await a.send([7, 8], mode: .unreliable)
+        // It arrives on the reliable link, and says so.
+        #expect(await eventsB.wait { $0.contains(.data(from: PeerID(1), bytes: [7, 8], reliable: true)) })
         await stopAll([a, b])
-    }
-
-    @Test("a pick-up conflict resolves to the same holder everywhere")
-    func pickUpConflict() async throws {
-        for _ in 0..<5 {
-            let sessions = try [makeSession(1), makeSession(2), makeSession(3)]
-            try await mesh(sessions)
-            for session in sessions {
-                #expect(try await eventually { try await session.connectedPeers().count == 2 })
-            }
-            async let first: Void = sessions[1].pickUp(2)
-            async let second: Void = sessions[2].pickUp(2)
-            _ = try await (first, second)
-            #expect(
-                try await eventually {
-                    let holders = try await [sessions[0].bubbles(), sessions[1].bubbles(), sessions[2].bubbles()]
-                        .map { $0.bubbles[2].holder }
-                    return holders[0] != nil && Set(holders).count == 1
-                })
-            let holder = try await sessions[0].bubbles().bubbles[2].holder
-            #expect(holder == PeerID(2) || holder == PeerID(3))
-            await stopAll(sessions)
-        }
     }
 
     @Test("a peer of another session is refused with the reason")
@@ -197,7 +156,7 @@ struct SessionTests {
         let c = try makeSession(3)
         let eventsC = EventRecorder(c)
         try await mesh([a, b])
-        #expect(try await eventually { try await a.connectedPeers().count == 1 })
+        #expect(try await waitUntil { try await a.connectedPeers().count == 1 })
         try await c.start()
         try await c.connect(to: await a.endpoint)
         #expect(

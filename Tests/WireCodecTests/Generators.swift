@@ -125,6 +125,9 @@ enum MessageGenerators {
                 })
         case .data:
             return .data(bytes(maxCount: 300, using: &rng))
+        case .appMessage:
+            return .appMessage(
+                AppMessage(app: UInt8.random(in: 1...255, using: &rng), bytes: bytes(maxCount: 300, using: &rng)))
         case .streamOpen:
             return .streamOpen(
                 StreamOpen(

@@ -89,6 +89,7 @@ enum GoldenVectors {
             "15 28 02 ef cd ab 89 67 45 23 01 2a 10 32 54 76 98 ba dc fe e8 07"
         ),
         ("data", .data(Array("hi".utf8)), "04 30 02 68 69"),
+        ("appMessage", .appMessage(AppMessage(app: 7, bytes: Array("hi".utf8))), "05 35 07 02 68 69"),
         (
             "streamOpen",
             .streamOpen(StreamOpen(id: 1, kind: .resource, name: "a.txt", size: 300, resumeKey: Array(0..<16))),

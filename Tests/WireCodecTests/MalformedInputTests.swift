@@ -177,6 +177,9 @@ struct MalformedInputTests {
         #expect(decodeBody(helloV0) == .valueOutOfRange)
         let hello = Message.hello(Hello(protocolVersion: 0, peerID: PeerID(1), displayName: "", sessionName: ""))
         #expect(errorCode { () throws(WireError) in try StreamFraming.encode(hello) } == .valueOutOfRange)
+        #expect(decodeBody([0x35, 0x00, 0x01, 0x61]) == .valueOutOfRange)  // application numbers start at 1
+        let noApplication = Message.appMessage(AppMessage(app: 0, bytes: []))
+        #expect(errorCode { () throws(WireError) in try StreamFraming.encode(noApplication) } == .valueOutOfRange)
     }
 
     @Test("errors say where and what")

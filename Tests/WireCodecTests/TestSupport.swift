@@ -69,6 +69,7 @@ let oneOfEveryKind: [Message] = [
     .bubbleState(BubbleState(view: 255, holder: PeerID(.max), x: -1, y: .greatestFiniteMagnitude)),
     .counterState((0..<Wire.maxListEntries).map { CounterEntry(peerID: PeerID(UInt64($0)), count: UInt64($0) << 50) }),
     .data([UInt8](repeating: 0xD7, count: Wire.maxDataLength)),
+    .appMessage(AppMessage(app: 255, bytes: [UInt8](repeating: 0xA5, count: Wire.maxDataLength))),
     .streamOpen(
         StreamOpen(
             id: .max, kind: .resource, name: String(repeating: "n", count: Wire.maxStreamNameLength), size: .max,

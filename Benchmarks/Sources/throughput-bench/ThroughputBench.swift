@@ -1,3 +1,4 @@
+import BubblesAndCounter
 import Foundation
 import LanSession
 import Logging
@@ -81,8 +82,22 @@ struct ThroughputBench {
         exit(2)
     }
 
+    /// Two sessions with the original apps, B connected to A, on the group's two loops.
+    static func pairOfApps(
+        group: MultiThreadedEventLoopGroup
+    ) async throws -> (BubblesAndCounterApp, BubblesAndCounterApp) {
+        try await pair(group: group) { session in try await BubblesAndCounterApp(session: session) }
+    }
+
     /// Two sessions, B connected to A, on the group's two loops.
     static func pair(group: MultiThreadedEventLoopGroup) async throws -> (Session, Session) {
+        try await pair(group: group) { $0 }
+    }
+
+    /// Two sessions, B connected to A, on the group's two loops, each with what `add` adds before it starts.
+    static func pair<Added: Sendable>(
+        group: MultiThreadedEventLoopGroup, _ add: (Session) async throws -> Added
+    ) async throws -> (Added, Added) {
         var logger = Logger(label: "throughput-bench")
         logger.logLevel = .notice
         func configuration(_ name: String) -> SessionConfiguration {
@@ -91,6 +106,7 @@ struct ThroughputBench {
         let loops = Array(group.makeIterator())
         let a = try Session(configuration: configuration("a"), eventLoop: loops[0], logger: logger)
         let b = try Session(configuration: configuration("b"), eventLoop: loops[1], logger: logger)
+        let added = (try await add(a), try await add(b))
         let port = try await a.start()
         try await b.start()
         try await b.connect(to: Endpoint(host: loopback, port: port))
@@ -102,7 +118,7 @@ struct ThroughputBench {
             guard ContinuousClock.now < deadline else { throw BenchFailure("the sessions did not connect in 10 s") }
             try await Task.sleep(for: .milliseconds(5))
         }
-        return (a, b)
+        return added
     }
 
     /// `count` calls of `body`, `inFlight` at a time: `inFlight` callers, each making its share of the calls one
@@ -124,15 +140,15 @@ struct ThroughputBench {
         let rawTime = ContinuousClock.now - rawStart
         await raw.close()
 
-        let (a, b) = try await pair(group: group)
+        let (a, b) = try await pairOfApps(group: group)
         let start = ContinuousClock.now
         try await concurrently(count) { _ = try await a.increment() }
-        while try await b.counter()[a.peerID] < UInt64(count) {
+        while try await b.counter()[a.session.peerID] < UInt64(count) {
             try await Task.sleep(for: .microseconds(200))
         }
         let time = ContinuousClock.now - start
-        await b.stop()
-        await a.stop()
+        await b.session.stop()
+        await a.session.stop()
         return Row(
             metric: "increments_per_second", what: "counter increments",
             count: count, size: incrementFrameSize,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LanSession
+import LanSessionDiscovery
 import NIOPosix
 
 /// `chat`: every line typed goes to every peer of the session; `/to NAME text` to one, `/file PATH NAME` sends a

@@ -1,0 +1,159 @@
+import LanSession
+import NIOCore
+import NIOPosix
+import WireCodec
+
+/// The original iPhone apps as one application of a session, on the session's event loop: a replicated counter
+/// ("N times"), three bubbles that one player at a time picks up, moves and drops, and the players' layout.
+///
+/// It talks to the session only through its `ApplicationContext`: messages of its kinds in, membership changes,
+/// sends out; its events go to its own ``EventFanout``. ``BubblesAndCounterApp`` is its face for other threads.
+final class BubblesAndCounterCore: SessionApplication {
+    unowned let context: any ApplicationContext
+    let configuration: BubblesAndCounterApp.Configuration
+    let events: EventFanout<BubblesAndCounterEvent>
+    var replica: CounterReplica
+    /// Increments wait for the one before them to be saved and sent, so that a failed save never leaves a later
+    /// increment counting the failed one.
+    var incrementTail: EventLoopFuture<Void>
+    /// The local count is to be sent at the end of this turn of the loop (see ``commitIncrement(to:)``).
+    var localCountSendScheduled = false
+    /// Increments made without a hop to the loop (no count store), folded into the replica by the loop; the
+    /// ``BubblesAndCounterApp`` adds to it.
+    let localIncrements: LocalIncrements
+    var lastCounterExchange = NIODeadline.now()
+    var bubbles = BubbleBoard()
+    var moveSequence = [UInt16](repeating: 0, count: BubbleBoard.count)
+    var layout: PlayerLayout
+
+    init(
+        context: any ApplicationContext, configuration: BubblesAndCounterApp.Configuration,
+        localIncrements: LocalIncrements, events: EventFanout<BubblesAndCounterEvent>
+    ) {
+        self.context = context
+        self.configuration = configuration
+        self.events = events
+        self.replica = CounterReplica(local: context.localPeer, counts: configuration.initialCounts)
+        self.localIncrements = localIncrements
+        self.incrementTail = context.eventLoop.makeSucceededVoidFuture()
+        self.layout = PlayerLayout(members: [context.localPeer])
+    }
+
+    var localPeer: PeerID { context.localPeer }
+    var loop: any EventLoop { context.eventLoop }
+
+    /// The replicated counter. Increments made off the loop count once folded (``foldLocalIncrements()``).
+    var counter: GCounter { replica.counter }
+
+    // MARK: - SessionApplication
+
+    let messageKinds: Set<MessageKind> = [
+        .handshake, .negotiate, .negotiateConfirm, .layout, .pickUp, .move, .drop, .counterIncrement, .counterState,
+        .bubbleState,
+    ]
+
+    func received(_ message: Message, from peer: PeerID, reliably: Bool) {
+        switch message {
+        case .handshake, .negotiate, .negotiateConfirm:
+            // The original app's greeting repeats the hello's name; player indexes follow from membership.
+            break
+        case .layout(let entries):
+            if PlayerLayout(entries: entries) != layout {
+                context.logger.debug("layout from \(context.name(of: peer)) differs from ours while membership settles")
+            }
+        case .counterIncrement(let count):
+            receivedIncrement(count, from: peer)
+        case .counterState(let entries):
+            receivedCounterState(entries, from: peer)
+        case .pickUp(let view):
+            events.yield(.pickUp(view: view, by: peer))
+            if layout.coordinator == localPeer { grant(view, to: peer) }
+        case .bubbleState(let state):
+            guard layout.coordinator == peer else {
+                context.logger.debug(
+                    "ignoring bubble state from \(context.name(of: peer)), which is not the coordinator")
+                return
+            }
+            let previous = bubbles.bubbles[Int(min(state.view, UInt8(BubbleBoard.count - 1)))].holder
+            if bubbles.apply(state), previous != state.holder {
+                events.yield(.holder(view: state.view, holder: state.holder))
+            }
+        case .move(let move):
+            if bubbles.apply(move, from: peer) {
+                events.yield(.move(view: move.view, x: move.x, y: move.y, by: peer))
+            }
+        case .drop(let drop):
+            if bubbles.apply(drop, from: peer) {
+                events.yield(.drop(view: drop.view, x: drop.x, y: drop.y, by: peer))
+                events.yield(.holder(view: drop.view, holder: nil))
+            }
+        default:
+            context.logger.debug("ignoring \(message.kind) from \(context.name(of: peer))")
+        }
+    }
+
+    func peerConnected(_ peer: PeerID) {
+        // The original app's greeting, then the counts the peer may lack, for merging.
+        context.sendReliably(.handshake(peerName: context.displayName), to: peer)
+        exchangeCounter(with: peer)
+        if !relayout() && layout.coordinator == localPeer {
+            // A changed layout went to everyone with every bubble; otherwise this peer still needs them.
+            context.sendReliably(.layout(layout.entries), to: peer)
+            for index in 0..<BubbleBoard.count {
+                context.sendReliably(.bubbleState(bubbles.state(UInt8(index))), to: peer)
+            }
+        }
+    }
+
+    func membershipChanged() {
+        relayout()
+    }
+
+    func peerRestarted(_ peer: PeerID) {
+        replica.forget(peer)  // what it held died with its process
+    }
+
+    func peerMissedMessages(_ peer: PeerID) {
+        replica.forget(peer)  // what it was sent is lost: send it everything again
+    }
+
+    func tick(now: NIODeadline) {
+        exchangeCounters(now: now)
+    }
+
+    func sessionStopped() {
+        events.finish()
+    }
+
+    // MARK: - Layout
+
+    /// Recomputes the layout from the connected peers; the coordinator announces it and takes over arbitration.
+    /// Returns whether it changed.
+    @discardableResult
+    func relayout() -> Bool {
+        let connected = context.connectedPeers
+        let newLayout = PlayerLayout(members: connected + [localPeer])
+        guard newLayout != layout else { return false }
+        let previousCoordinator = layout.coordinator
+        layout = newLayout
+        events.yield(.layout(newLayout.indexes))
+        guard newLayout.coordinator == localPeer else { return true }
+        context.sendToConnectedPeers(.layout(newLayout.entries), reliably: true)
+        // As coordinator, free the bubbles of peers that are gone and tell everyone where every bubble stands.
+        let present = Set(connected + [localPeer])
+        var changed = false
+        for index in 0..<BubbleBoard.count {
+            if let holder = bubbles.bubbles[index].holder, !present.contains(holder) {
+                _ = bubbles.release(heldBy: holder)
+                events.yield(.holder(view: UInt8(index), holder: nil))
+                changed = true
+            }
+        }
+        if changed || previousCoordinator != localPeer {
+            for index in 0..<BubbleBoard.count {
+                context.sendToConnectedPeers(.bubbleState(bubbles.state(UInt8(index))), reliably: true)
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,51 @@
+import NIOCore
+import WireCodec
+
+/// An application a session carries: the session hands it the messages of its kinds and tells it how membership
+/// changes; it sends through its ``ApplicationContext``. The session knows nothing else of it.
+///
+/// Add one with ``Session/addApplication(_:)`` before the session starts. It lives on the session's event loop:
+/// every call comes from there, and none may block. Give it a `Sendable` face of its own for the application's users
+/// (``ApplicationHandle`` hops to the loop), and its own events (``EventFanout`` hands them to any number of
+/// readers), as the original apps do in the BubblesAndCounter module.
+public protocol SessionApplication: AnyObject, SendableMetatype {
+    /// The kinds of message it takes: application commands (`0x20...0x2F`, docs/wire-format.md section 3.1). Read
+    /// once, when the application is added; two applications of one session may not share a kind.
+    var messageKinds: Set<MessageKind> { get }
+
+    /// The application numbers of the ``Message/appMessage(_:)`` messages it takes (see ``AppMessage/app``): an
+    /// application of its own sends and receives those. Read once; two applications may not share a number.
+    var appNumbers: Set<UInt8> { get }
+
+    /// A message of its kinds arrived from `peer`: on the reliable channel (exactly once, in order) or as a datagram.
+    func received(_ message: Message, from peer: PeerID, reliably: Bool)
+
+    /// `peer` connected (its first link carries traffic): greet it and send it what it may lack.
+    func peerConnected(_ peer: PeerID)
+
+    /// The set of connected peers changed: a peer connected, or is gone.
+    func membershipChanged()
+
+    /// `peer` restarted: what it held died with its process, and what was sent to it is lost.
+    func peerRestarted(_ peer: PeerID)
+
+    /// Messages sent to `peer` were dropped unacknowledged (its replay buffer overflowed): send it the state again.
+    func peerMissedMessages(_ peer: PeerID)
+
+    /// The session's housekeeping tick, every 50 ms, for anti-entropy and timeouts.
+    func tick(now: NIODeadline)
+
+    /// The session stopped: nothing more is delivered or sent; end the application's own event streams.
+    func sessionStopped()
+}
+
+extension SessionApplication {
+    public var messageKinds: Set<MessageKind> { [] }
+    public var appNumbers: Set<UInt8> { [] }
+    public func peerConnected(_ peer: PeerID) {}
+    public func membershipChanged() {}
+    public func peerRestarted(_ peer: PeerID) {}
+    public func peerMissedMessages(_ peer: PeerID) {}
+    public func tick(now: NIODeadline) {}
+    public func sessionStopped() {}
+}

@@ -1,0 +1,5 @@
+// What the session's API uses from the codec, so that `import LanSession` is enough for an application: peer ids and
+// reasons. An application with commands of its own imports WireCodec for its messages.
+@_exported import struct WireCodec.ByeReason
+@_exported import struct WireCodec.DeclineReason
+@_exported import struct WireCodec.PeerID

@@ -1,0 +1,172 @@
+import NIOCore
+import WireCodec
+
+/// Everything a session needs to know before it starts.
+public struct SessionConfiguration: Sendable {
+    /// This peer's stable identity.
+    public var peerID: PeerID
+    /// This peer's display name, at most `Wire.maxNameLength` UTF-8 bytes.
+    public var displayName: String
+    /// The session to join; peers of other sessions are refused.
+    public var sessionName: String
+    /// Address to listen on (TCP and UDP): every interface ("0.0.0.0", the default, so that peers on the LAN reach
+    /// it), or one address, e.g. "127.0.0.1" for this machine only.
+    public var host: String
+    /// Port to listen on, TCP and UDP alike; 0 picks a free one.
+    public var port: Int
+    /// Most peers besides this one, 1...64.
+    public var maxPeers: Int
+    /// How invitations from other peers are answered.
+    public var invitationPolicy: InvitationPolicy
+    /// Context bytes sent with this peer's invitations, at most `Wire.maxInvitationContextLength`.
+    public var invitationContext: [UInt8]
+    /// How long this peer waits for an answer to its invitations, and how long it gives itself to decide.
+    public var invitationTimeout: Duration
+    /// A peer silent for this long is lost.
+    public var livenessTimeout: Duration
+    /// Quiet links send a heartbeat this often; an eighth of the liveness timeout by default.
+    public var heartbeatInterval: Duration
+    /// Redialling a lost peer backs off from this delay...
+    public var reconnectInitialDelay: Duration
+    /// ...up to this one.
+    public var reconnectMaximumDelay: Duration
+    /// Unacknowledged reliable messages kept per peer for resending after a reconnect.
+    public var replayBufferMessages: Int
+    /// Unacknowledged reliable bytes kept per peer.
+    public var replayBufferBytes: Int
+    /// Whether to offer the unreliable channel (UDP datagrams).
+    public var datagrams: Bool
+    /// Give up on UDP to a peer, and send its unreliable messages on the reliable link, after this long without an
+    /// answer to a datagram probe.
+    public var datagramProbeTimeout: Duration
+    /// How often connected peers are told whom this peer is connected to, when that changed.
+    public var membersExchangeInterval: Duration = .milliseconds(250)
+    /// Transport names, most preferred first, for choosing a peer's active path; unlisted ones come after.
+    public var transportPriority: [String] = [LANTransport.name]
+    /// An active path silent for this long hands its traffic to a standby (the link itself is closed only after
+    /// the liveness timeout); three heartbeat intervals by default.
+    public var failoverSilence: Duration = .milliseconds(750)
+    /// A better path must have been up this long before it takes the traffic from a healthy one.
+    public var pathHysteresis: Duration = .seconds(3)
+    /// While a peer is connected, a path of it that is down is redialled at most this far apart.
+    public var standbyRedialMaximumDelay: Duration = .seconds(10)
+    /// The session's shared secret. With one, only peers that hold the same secret get past the handshake, and
+    /// everything after it is encrypted and authenticated (see docs/wire-format.md, section 9). Without one, links
+    /// are neither authenticated nor encrypted: anyone on the network can join, read and forge.
+    public var secret: [UInt8]?
+    /// A link must prove that it belongs within this long of opening: a hello, with a secret the proof, and for an
+    /// accepted link the invitation.
+    public var proofTimeout: Duration = .seconds(3)
+    /// Most accepted links that have not proved themselves yet, in all; more are closed at once.
+    public var maxUnprovenLinks = 64
+    /// Most accepted links that have not proved themselves yet from one address; more are closed at once.
+    public var maxUnprovenLinksPerAddress = 16
+
+    /// The directory where resources (files) sent by peers land, verified and moved in atomically; partial files of
+    /// interrupted transfers wait there (hidden, `.partial-*`) to be resumed. Nil: resources are declined.
+    public var inbox: String?
+    /// Whether peers found by discovery (or named by members) are invited at once. False: only those the application
+    /// invites with ``Session/invite(_:context:timeout:)``, those given to ``Session/connect(to:)`` and former members
+    /// are dialled; peers that dial this one are still answered by the ``invitationPolicy``.
+    public var invitesDiscoveredPeers = true
+    /// Whether byte streams opened by peers are taken (as ``SessionEvent/streamOpened(_:)``) or declined.
+    public var acceptsByteStreams = true
+
+    /// Whether links are authenticated and encrypted (a secret is set).
+    public var isEncrypted: Bool { secret != nil }
+
+    /// Creates a configuration with the defaults of the design: 8 peers, 2 s liveness, redials backing off from 100 ms to 2 s.
+    public init(
+        peerID: PeerID = .random(), displayName: String, sessionName: String = "default", host: String = "0.0.0.0",
+        port: Int = 0, maxPeers: Int = 8, invitationPolicy: InvitationPolicy = .acceptAll,
+        invitationContext: [UInt8] = [], invitationTimeout: Duration = .seconds(30),
+        livenessTimeout: Duration = .seconds(2), heartbeatInterval: Duration? = nil,
+        reconnectInitialDelay: Duration = .milliseconds(100), reconnectMaximumDelay: Duration = .seconds(2),
+        replayBufferMessages: Int = 65_536, replayBufferBytes: Int = 4 << 20, datagrams: Bool = true,
+        datagramProbeTimeout: Duration = .seconds(1)
+    ) {
+        self.peerID = peerID
+        self.displayName = displayName
+        self.sessionName = sessionName
+        self.host = host
+        self.port = port
+        self.maxPeers = maxPeers
+        self.invitationPolicy = invitationPolicy
+        self.invitationContext = invitationContext
+        self.invitationTimeout = invitationTimeout
+        self.livenessTimeout = livenessTimeout
+        self.heartbeatInterval = heartbeatInterval ?? livenessTimeout / 8
+        self.failoverSilence = self.heartbeatInterval * 3
+        self.reconnectInitialDelay = reconnectInitialDelay
+        self.reconnectMaximumDelay = reconnectMaximumDelay
+        self.replayBufferMessages = replayBufferMessages
+        self.replayBufferBytes = replayBufferBytes
+        self.datagrams = datagrams
+        self.datagramProbeTimeout = datagramProbeTimeout
+    }
+
+    /// Checks every value against its limit.
+    public func validate() throws(SessionError) {
+        guard displayName.utf8.count <= Wire.maxNameLength, !displayName.isEmpty else {
+            throw SessionError(.invalidConfiguration, "display name must be 1...\(Wire.maxNameLength) UTF-8 bytes")
+        }
+        guard sessionName.utf8.count <= Wire.maxNameLength else {
+            throw SessionError(.invalidConfiguration, "session name must be at most \(Wire.maxNameLength) UTF-8 bytes")
+        }
+        guard (1...64).contains(maxPeers) else {
+            throw SessionError(.invalidConfiguration, "max peers must be 1...64, got \(maxPeers)")
+        }
+        guard (0...65_535).contains(port) else {
+            throw SessionError(.invalidConfiguration, "port must be 0...65535, got \(port)")
+        }
+        guard invitationContext.count <= Wire.maxInvitationContextLength else {
+            throw SessionError(
+                .invalidConfiguration, "invitation context above \(Wire.maxInvitationContextLength) bytes")
+        }
+        guard peerID.rawValue != 0 else { throw SessionError(.invalidConfiguration, "peer id 0 is reserved") }
+        guard failoverSilence > heartbeatInterval, pathHysteresis >= .zero, membersExchangeInterval > .zero else {
+            throw SessionError(
+                .invalidConfiguration,
+                "the failover silence must be longer than the heartbeat interval, the intervals positive")
+        }
+        if let secret, secret.isEmpty { throw SessionError(.invalidConfiguration, "the secret is empty") }
+        if let inbox, !ResourceFile.isDirectory(inbox) {
+            throw SessionError(.invalidConfiguration, "the inbox \(inbox) is not a directory")
+        }
+        guard proofTimeout > .zero, maxUnprovenLinks > 0, maxUnprovenLinksPerAddress > 0 else {
+            throw SessionError(
+                .invalidConfiguration, "the proof timeout and the caps on unproven links must be positive")
+        }
+        guard livenessTimeout > heartbeatInterval, heartbeatInterval > .zero else {
+            throw SessionError(
+                .invalidConfiguration, "the heartbeat interval must be shorter than the liveness timeout")
+        }
+    }
+}
+
+/// How a session answers invitations.
+public enum InvitationPolicy: Sendable {
+    /// Accept every invitation while there is room.
+    case acceptAll
+    /// Ask: each invitation becomes an ``SessionEvent/invitation(_:)`` event, answered with
+    /// ``Session/answer(_:accept:reason:)`` before the session's invitation timeout, or declined as timed out.
+    case ask
+}
+
+/// An invitation waiting for an answer.
+public struct InvitationRequest: Hashable, Sendable {
+    /// Number to answer it by.
+    public var id: UInt64
+    /// Who invites.
+    public var peerID: PeerID
+    /// Its display name.
+    public var displayName: String
+    /// Its context bytes.
+    public var context: [UInt8]
+}
+
+/// An answer to an invitation.
+public enum InvitationDecision: Hashable, Sendable {
+    case accept
+    case decline(DeclineReason)
+}

@@ -1,0 +1,49 @@
+import Logging
+import NIOCore
+import WireCodec
+
+/// What the core offers the applications it carries: sends by peer id and membership.
+extension SessionCore: ApplicationContext {
+    var displayName: String { configuration.displayName }
+
+    var eventLoop: any EventLoop { loop }
+
+    var isRunning: Bool { runState != .stopped }
+
+    var connectedPeers: [PeerID] { peers.values.filter(\.isConnected).map(\.id) }
+
+    func forEachMember(_ body: (PeerID) -> Void) {
+        for peer in peers.values where peer.isMember { body(peer.id) }
+    }
+
+    func name(of peer: PeerID) -> String { peers[peer]?.name ?? "" }
+
+    func sendReliably(_ message: Message, to peer: PeerID) {
+        guard let record = peers[peer], takes(message, record) else { return }
+        sendSequenced(message, to: record)
+    }
+
+    func sendReliablyToMembers(_ message: Message) {
+        for peer in peers.values where peer.isMember && takes(message, peer) { sendSequenced(message, to: peer) }
+    }
+
+    func sendToConnectedPeers(_ message: Message, reliably: Bool) {
+        for peer in peers.values where peer.isConnected && takes(message, peer) {
+            if reliably { sendSequenced(message, to: peer) } else { sendUnreliable(message, to: peer) }
+        }
+    }
+
+    /// Whether `peer` takes `message`: an `appMessage` only goes to peers whose hello announced them.
+    private func takes(_ message: Message, _ peer: PeerRecord) -> Bool {
+        guard case .appMessage = message else { return true }
+        return peer.capabilities.contains(.appMessages)
+    }
+
+    /// Adds an application (before the start).
+    func add(_ application: any SessionApplication) throws(SessionError) {
+        guard runState == .idle else {
+            throw SessionError(.invalidArgument, "applications are added before the session starts")
+        }
+        try applications.add(application)
+    }
+}

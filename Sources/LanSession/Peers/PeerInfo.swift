@@ -1,0 +1,133 @@
+import WireCodec
+
+/// Where a peer stands.
+public enum PeerState: String, Hashable, Sendable, CaseIterable {
+    /// Known from discovery or configuration; no link yet.
+    case discovered
+    /// A link is being set up (handshake, invitation).
+    case connecting
+    /// The handshake succeeded both ways; messages flow.
+    case connected
+    /// The link was lost; redialling.
+    case reconnecting
+    /// The link was lost and there is no way to redial; waiting for the peer to come back.
+    case lost
+}
+
+/// How unreliable messages reach a peer.
+public enum UnreliableRoute: String, Hashable, Sendable {
+    /// Not known yet (the datagram probe is under way).
+    case probing
+    /// UDP datagrams.
+    case udp
+    /// UDP did not get through: unreliable messages go on the reliable link.
+    case fallback
+}
+
+/// A snapshot of one link of a peer: one path to it.
+public struct LinkInfo: Hashable, Sendable {
+    /// Where a link stands.
+    public enum State: String, Hashable, Sendable {
+        /// In its handshake.
+        case connecting
+        /// Handshaken and heartbeated, ready to take over.
+        case standby
+        /// Carries the peer's traffic.
+        case active
+        /// Gone (in ``SessionEvent/linkChanged(_:_:)`` only).
+        case closed
+    }
+
+    /// Its transport, e.g. "lan".
+    public var transport: String
+    /// The remote address, e.g. "10.77.0.2:47000".
+    public var address: String
+    /// Where it stands.
+    public var state: State
+    /// Smoothed round-trip time of its heartbeats, in microseconds.
+    public var rttMicros: Int?
+    /// Authenticated with the session's secret, and sealed.
+    public var encrypted: Bool
+
+    /// Creates a link snapshot.
+    public init(transport: String, address: String, state: State, rttMicros: Int?, encrypted: Bool = false) {
+        self.encrypted = encrypted
+        self.transport = transport
+        self.address = address
+        self.state = state
+        self.rttMicros = rttMicros
+    }
+}
+
+/// A snapshot of one peer.
+public struct PeerInfo: Hashable, Sendable {
+    /// Its identity.
+    public var peerID: PeerID
+    /// Its display name (empty until its hello arrived).
+    public var name: String
+    /// Where it stands.
+    public var state: PeerState
+    /// The transport of its active link, e.g. "lan".
+    public var transport: String
+    /// The remote address of its active link, e.g. "127.0.0.1:4242", or its first endpoint while it has none.
+    public var address: String?
+    /// Its links, one per path: the active one first, then standbys and links in their handshake.
+    public var links: [LinkInfo]
+    /// Every endpoint it is known by (proven by a handshake, static, and per discovery record), in the order redials
+    /// try them.
+    public var endpoints: [Endpoint]
+    /// Smoothed round-trip time of the active link, in microseconds.
+    public var rttMicros: Int?
+    /// How unreliable messages reach it.
+    public var unreliable: UnreliableRoute
+    /// Its active link is authenticated with the session's secret and sealed.
+    public var encrypted: Bool = false
+}
+
+/// What a session refused of strangers, and whether its links are encrypted.
+public struct SecurityStatistics: Hashable, Sendable {
+    /// A secret is set: links are authenticated and sealed.
+    public var encrypted: Bool
+    /// Handshakes refused for the secret: no key, or a proof that did not match.
+    public var failedHandshakes: Int
+    /// Datagrams dropped on sealed links: a bad tag, a replay, or unsealed.
+    public var droppedDatagrams: Int
+    /// Accepted connections closed at once for the caps on links that had not proved themselves.
+    public var refusedConnections: Int
+}
+
+/// Something that happened in a session.
+public enum SessionEvent: Hashable, Sendable {
+    /// A peer's state for applications changed: one event per change, the reason included when it is not
+    /// connected. The simple view of ``peerState(_:)``, ``peerConnected(_:name:)``, ``peerLost(_:)`` and
+    /// ``peerLeft(_:reason:)``.
+    case peerChanged(PeerID, PeerConnectionState)
+    /// A peer changed state; the full snapshot.
+    case peerState(PeerInfo)
+    /// A link to a peer completed its handshake.
+    case peerConnected(PeerID, name: String)
+    /// A connected peer has no link left: they broke or went silent.
+    case peerLost(PeerID)
+    /// A link of a peer was added, removed, or changed between active and standby.
+    case linkChanged(PeerID, LinkInfo)
+    /// A peer left on purpose (it said bye).
+    case peerLeft(PeerID, reason: ByeReason)
+    /// An invitation of ours was declined, or a peer was refused during the handshake.
+    case declined(PeerID?, address: String, reason: DeclineReason)
+    /// Someone asks to join (with ``InvitationPolicy/ask``).
+    case invitation(InvitationRequest)
+    /// Messages from a peer were lost for good (its replay buffer overflowed); state was re-synchronised.
+    case resynchronised(PeerID, lost: UInt64)
+    /// An application's message from a peer, as sent with ``Session/send(_:to:reliably:)``.
+    case data(from: PeerID, bytes: [UInt8], reliable: Bool)
+    /// A peer opened a byte stream to this one: read it (once) to take its bytes.
+    case streamOpened(IncomingByteStream)
+    /// A resource transfer (a file) started, progressed (at most every 100 ms), finished, failed or was cancelled;
+    /// on both sides.
+    case transfer(TransferProgress)
+    /// A connection to an endpoint given to ``Session/connect(to:)`` failed; it is retried with a growing delay.
+    case connectFailed(Endpoint, reason: String)
+    /// This subscriber fell behind: so many events were not kept for it (its buffer was full). Read the state
+    /// afresh.
+    case eventsMissed(Int)
+}

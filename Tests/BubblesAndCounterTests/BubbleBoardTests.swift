@@ -1,0 +1,74 @@
+import BubblesAndCounter
+import LanSession
+import Testing
+import WireCodec
+
+@Suite("BubbleBoard")
+struct BubbleBoardTests {
+    let a = PeerID(1)
+    let b = PeerID(2)
+
+    @Test("the coordinator grants a free bubble to the first request only")
+    func grants() {
+        var board = BubbleBoard()
+        let first = board.request(1, by: a)
+        let second = board.request(1, by: b)
+        let invalid = board.request(7, by: b)
+        #expect(first == BubbleState(view: 1, holder: a, x: 50, y: 50))
+        #expect(second == nil)
+        #expect(invalid == nil)
+        #expect(board.bubbles[1].holder == a)
+    }
+
+    @Test("only the holder's newer moves apply, across the 16-bit wrap")
+    func moves() {
+        var board = BubbleBoard()
+        _ = board.request(0, by: a)
+        let applied = [
+            board.apply(Move(view: 0, x: 1, y: 1, sequence: 65_534), from: a),
+            board.apply(Move(view: 0, x: 9, y: 9, sequence: 3), from: b),  // not the holder
+            board.apply(Move(view: 0, x: 2, y: 2, sequence: 1), from: a),  // wrapped, newer
+            board.apply(Move(view: 0, x: 3, y: 3, sequence: 65_535), from: a),  // older than 1
+            board.apply(Move(view: 0, x: 3, y: 3, sequence: 1), from: a),  // a duplicate
+        ]
+        #expect(applied == [true, false, true, false, false])
+        #expect(board.bubbles[0].x == 2 && board.bubbles[0].y == 2)
+    }
+
+    @Test("the holder's drop releases the bubble where it lands; others' drops do nothing")
+    func drops() {
+        var board = BubbleBoard()
+        _ = board.request(2, by: a)
+        let byOther = board.apply(Drop(view: 2, x: 5, y: 5), from: b)
+        let byHolder = board.apply(Drop(view: 2, x: 6, y: 7), from: a)
+        #expect(!byOther)
+        #expect(byHolder)
+        #expect(board.bubbles[2].holder == nil && board.bubbles[2].x == 6 && board.bubbles[2].y == 7)
+        let again = board.request(2, by: b)
+        #expect(again != nil, "free again")
+    }
+
+    @Test("a lost holder's bubbles are released")
+    func release() {
+        var board = BubbleBoard()
+        _ = board.request(0, by: a)
+        _ = board.request(1, by: b)
+        _ = board.request(2, by: a)
+        let released = board.release(heldBy: a)
+        #expect(released.map(\.view) == [0, 2])
+        #expect(board.bubbles.map(\.holder) == [nil, b, nil])
+    }
+
+    @Test("everyone applies the coordinator's word, which resets move ordering on a new holder")
+    func coordinatorState() {
+        var board = BubbleBoard()
+        let results = [
+            board.apply(BubbleState(view: 0, holder: a, x: 1, y: 2)),
+            board.apply(Move(view: 0, x: 3, y: 4, sequence: 10), from: a),
+            board.apply(BubbleState(view: 0, holder: b, x: 3, y: 4)),
+            board.apply(Move(view: 0, x: 5, y: 6, sequence: 1), from: b),  // b's moves count on their own
+            board.apply(BubbleState(view: 0, holder: b, x: 5, y: 6)),  // nothing changed
+        ]
+        #expect(results == [true, true, true, true, false])
+    }
+}

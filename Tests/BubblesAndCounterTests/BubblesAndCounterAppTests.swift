@@ -1,0 +1,263 @@
+import BubblesAndCounter
+import LanSession
+import NIOCore
+import Synchronization
+import TestSupport
+import Testing
+import WireCodec
+
+/// A store that records every save and fails while told to.
+final class RecordingStore: LocalCountStore {
+    private let state = Mutex<(saved: [UInt64], failing: Bool)>(([], false))
+
+    var saved: [UInt64] { state.withLock { $0.saved } }
+
+    func fail(_ failing: Bool) { state.withLock { $0.failing = failing } }
+
+    func save(localCount count: UInt64) throws {
+        try state.withLock { state in
+            if state.failing { throw StoreFull() }
+            state.saved.append(count)
+        }
+    }
+
+    struct StoreFull: Error, CustomStringConvertible {
+        var description: String { "No space left on device" }
+    }
+}
+
+/// A session on loopback with the apps added, not started.
+func makeApp(
+    _ id: UInt64, maxPeers: Int = 8, store: RecordingStore? = nil,
+    configure: (inout SessionConfiguration) -> Void = { _ in }
+) async throws -> BubblesAndCounterApp {
+    let session = try makeSession(id, maxPeers: maxPeers, configure: configure)
+    return try await BubblesAndCounterApp(
+        session: session, configuration: BubblesAndCounterApp.Configuration(localCountStore: store))
+}
+
+/// The original apps across real sessions on loopback: relays, durable increments, exact counts, bubbles.
+@Suite("BubblesAndCounterApp over loopback", .serialized)
+struct BubblesAndCounterAppTests {
+    func counts(_ app: BubblesAndCounterApp, of peer: BubblesAndCounterApp) async throws -> UInt64 {
+        try await app.counter()[peer.session.peerID]
+    }
+
+    @Test("a count reaches a peer with no link to its owner through a third peer, with no reconnect")
+    func relayedByAntiEntropy() async throws {
+        // A chain one - three - two: one and two never link (each takes one peer only, though three tells each of
+        // them about the other).
+        let one = try await makeApp(1, maxPeers: 1)
+        let two = try await makeApp(2, maxPeers: 1)
+        let three = try await makeApp(3)
+        let sessions = [one.session, two.session, three.session]
+        for session in sessions { try await session.start() }
+        try await one.session.connect(to: await three.session.endpoint)
+        try await two.session.connect(to: await three.session.endpoint)
+        #expect(try await waitUntil { try await three.session.connectedPeers().count == 2 })
+        for _ in 0..<50 { try await one.increment() }
+        try await two.increment(by: 7)
+        let converged = try await waitUntil {
+            let seenByTwo = try await two.counter()
+            let seenByOne = try await one.counter()
+            return seenByTwo[PeerID(1)] == 50 && seenByOne[PeerID(2)] == 7 && seenByTwo.total == 57
+                && seenByOne.total == 57
+        }
+        let seenByTwo = try await two.counter().counts
+        let seenByOne = try await one.counter().counts
+        #expect(converged, "two sees \(seenByTwo), one sees \(seenByOne)")
+        #expect(try await one.session.connectedPeers().map(\.peerID) == [PeerID(3)], "one and two must not link")
+        await stopAll(sessions)
+    }
+
+    @Test("a failed save sends nothing and counts nowhere; the next increment counts once")
+    func failedSaveSendsNothing() async throws {
+        let store = RecordingStore()
+        let one = try await makeApp(1, store: store)
+        let two = try await makeApp(2)
+        let events = EventRecorder(two.subscribe())
+        #expect(try await connectedMesh([one.session, two.session]))
+        store.fail(true)
+        await #expect(throws: SessionError.self) { try await one.increment() }
+        #expect(try await one.counter()[PeerID(1)] == 0)
+        store.fail(false)
+        #expect(try await one.increment(by: 2) == 2)
+        #expect(try await waitUntil { try await counts(two, of: one) == 2 })
+        // Had the failed increment been sent, two would have seen a count of 1 first.
+        func seen(_ events: [BubblesAndCounterEvent]) -> [UInt64] {
+            events.compactMap { event -> UInt64? in
+                if case .counter(PeerID(1), let count, _) = event { count } else { nil }
+            }
+        }
+        #expect(await events.wait { seen($0).contains(2) })
+        #expect(seen(events.events) == [2])
+        #expect(store.saved == [2])
+        await stopAll([one.session, two.session])
+    }
+
+    @Test("concurrent increments are saved in order, each before it is sent, and counted exactly")
+    func concurrentIncrements() async throws {
+        let store = RecordingStore()
+        let one = try await makeApp(1, store: store)
+        let two = try await makeApp(2)
+        #expect(try await connectedMesh([one.session, two.session]))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<200 { group.addTask { _ = try? await one.increment() } }
+        }
+        #expect(try await one.counter()[PeerID(1)] == 200)
+        #expect(store.saved == Array(1...200))
+        #expect(try await waitUntil { try await counts(two, of: one) == 200 })
+        await stopAll([one.session, two.session])
+    }
+
+    @Test("increments that overflow the replay buffer while a link is down are re-synchronised, not lost")
+    func overflowResynchronises() async throws {
+        let a = try await makeApp(1) { $0.reconnectInitialDelay = .milliseconds(300) }
+        let b = try await makeApp(2) {
+            $0.reconnectInitialDelay = .milliseconds(300)
+            $0.replayBufferMessages = 16
+        }
+        let eventsA = EventRecorder(a.session)
+        try await a.session.start()
+        try await b.session.start()
+        try await b.session.connect(to: await a.session.endpoint)  // both wait 300 ms before redialling
+        #expect(try await waitUntil { try await a.session.connectedPeers().count == 1 })
+        #expect(try await waitUntil { try await b.session.connectedPeers().count == 1 })
+        try await a.session.dropLink(to: PeerID(2))
+        #expect(await eventsA.wait { $0.contains(.peerLost(PeerID(2))) })
+        // Each increment is read back before the next, so that each leaves as a message of its own (the increments
+        // of one turn of the loop coalesce into one): 200 messages for a replay buffer of 16.
+        for _ in 0..<200 {
+            try await b.increment()
+            _ = try await b.counter()
+        }
+        #expect(try await waitUntil(.seconds(5)) { try await a.counter()[PeerID(2)] == 200 })
+        #expect(eventsA.events.contains { if case .resynchronised(PeerID(2), _) = $0 { true } else { false } })
+        #expect(try await a.counter()[PeerID(2)] == 200)
+        await stopAll([a.session, b.session])
+    }
+
+    @Test("a bubble picked up on one peer is held there on the other; only the holder's moves and drop apply")
+    func bubbles() async throws {
+        let a = try await makeApp(1)
+        let b = try await makeApp(2)
+        let eventsB = EventRecorder(b.subscribe())
+        #expect(try await connectedMesh([a.session, b.session]))
+        #expect(try await waitUntil { try await b.session.peers().first?.unreliable == .udp })
+        try await a.pickUp(0)
+        #expect(try await waitUntil { try await b.bubbles().bubbles[0].holder == PeerID(1) })
+        await #expect(throws: SessionError.self) { try await b.move(0, x: 1, y: 1) }
+        try await a.move(0, x: 10, y: 20)
+        #expect(await eventsB.wait { $0.contains(.move(view: 0, x: 10, y: 20, by: PeerID(1))) })
+        try await a.drop(0, x: 30, y: 40)
+        #expect(await eventsB.wait { $0.contains(.drop(view: 0, x: 30, y: 40, by: PeerID(1))) })
+        let bubble = try await b.bubbles().bubbles[0]
+        #expect(bubble.holder == nil && bubble.x == 30 && bubble.y == 40)
+        #expect(try await a.layout().indexes == [PeerID(1): 0, PeerID(2): 1])
+        await stopAll([a.session, b.session])
+    }
+
+    @Test("the apps are added before the start, once: a second app of the same kinds is refused")
+    func addedBeforeTheStart() async throws {
+        let session = try makeSession(1)
+        _ = try await BubblesAndCounterApp(session: session)
+        await #expect(throws: SessionError.self) { _ = try await BubblesAndCounterApp(session: session) }
+        try await session.start()
+        let other = try makeSession(2)
+        try await other.start()
+        await #expect(throws: SessionError.self) { _ = try await BubblesAndCounterApp(session: other) }
+        await stopAll([session, other])
+    }
+
+    @Test("three peers agree on player indexes; the lowest peer id coordinates")
+    func threePeers() async throws {
+        let apps = try await [makeApp(30), makeApp(10), makeApp(20)]
+        #expect(try await connectedMesh(apps.map(\.session)))
+        let expected: [PeerID: Int] = [PeerID(10): 0, PeerID(20): 1, PeerID(30): 2]
+        for app in apps {
+            #expect(try await waitUntil { try await app.layout().indexes == expected })
+        }
+        await stopAll(apps.map(\.session))
+    }
+
+    @Test("10,000 increments arrive exactly once")
+    func tenThousandIncrements() async throws {
+        let a = try await makeApp(1)
+        let b = try await makeApp(2)
+        #expect(try await connectedMesh([a.session, b.session]))
+        for _ in 0..<10_000 { try await a.increment() }
+        #expect(try await waitUntil(.seconds(10)) { try await b.counter()[PeerID(1)] == 10_000 })
+        #expect(try await a.counter()[PeerID(1)] == 10_000)
+        await stopAll([a.session, b.session])
+    }
+
+    @Test("increments both ways across link cuts count exactly once")
+    func cutAndResume() async throws {
+        let a = try await makeApp(1)
+        let b = try await makeApp(2)
+        #expect(try await connectedMesh([a.session, b.session]))
+        for round in 0..<5 {
+            for _ in 0..<1_000 { try await a.increment() }
+            if round < 4 { try await a.session.dropLink(to: PeerID(2)) }
+            for _ in 0..<1_000 { try await b.increment() }
+        }
+        let expected: [PeerID: UInt64] = [PeerID(1): 5_000, PeerID(2): 5_000]
+        #expect(try await waitUntil(.seconds(15)) { try await b.counter().counts == expected })
+        #expect(try await waitUntil(.seconds(15)) { try await a.counter().counts == expected })
+        await stopAll([a.session, b.session])
+    }
+
+    @Test("moves from the holder arrive; the drop lands everywhere")
+    func moves() async throws {
+        let a = try await makeApp(1)
+        let b = try await makeApp(2)
+        let eventsB = EventRecorder(b.subscribe())
+        try await mesh([a.session, b.session])
+        #expect(try await waitUntil { try await b.session.peers().first?.unreliable == .udp })
+        try await a.pickUp(0)
+        #expect(try await waitUntil { try await b.bubbles().bubbles[0].holder == PeerID(1) })
+        for step in 1...100 { try await a.move(0, x: Float(step), y: Float(2 * step)) }
+        #expect(await eventsB.wait { $0.contains(.move(view: 0, x: 100, y: 200, by: PeerID(1))) })
+        try await a.drop(0, x: 123, y: 456)
+        #expect(
+            try await waitUntil {
+                let bubble = try await b.bubbles().bubbles[0]
+                return bubble.holder == nil && bubble.x == 123 && bubble.y == 456
+            })
+        await stopAll([a.session, b.session])
+    }
+
+    @Test("without datagrams, moves go on the reliable link")
+    func movesWithoutDatagrams() async throws {
+        let a = try await makeApp(1)
+        let b = try await makeApp(2) { $0.datagrams = false }
+        let eventsB = EventRecorder(b.subscribe())
+        try await mesh([a.session, b.session])
+        #expect(try await waitUntil { try await a.session.peers().first?.unreliable == .fallback })
+        try await a.pickUp(1)
+        #expect(try await waitUntil { try await b.bubbles().bubbles[1].holder == PeerID(1) })
+        try await a.move(1, x: 7, y: 8)
+        #expect(await eventsB.wait { $0.contains(.move(view: 1, x: 7, y: 8, by: PeerID(1))) })
+        await stopAll([a.session, b.session])
+    }
+
+    @Test("a pick-up conflict resolves to the same holder everywhere")
+    func pickUpConflict() async throws {
+        for _ in 0..<5 {
+            let apps = try await [makeApp(1), makeApp(2), makeApp(3)]
+            #expect(try await connectedMesh(apps.map(\.session)))
+            async let first: Void = apps[1].pickUp(2)
+            async let second: Void = apps[2].pickUp(2)
+            _ = try await (first, second)
+            #expect(
+                try await waitUntil {
+                    let holders = try await [apps[0].bubbles(), apps[1].bubbles(), apps[2].bubbles()]
+                        .map { $0.bubbles[2].holder }
+                    return holders[0] != nil && Set(holders).count == 1
+                })
+            let holder = try await apps[0].bubbles().bubbles[2].holder
+            #expect(holder == PeerID(2) || holder == PeerID(3))
+            await stopAll(apps.map(\.session))
+        }
+    }
+}

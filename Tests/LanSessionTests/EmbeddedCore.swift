@@ -1,0 +1,67 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import TestSupport
+import WireCodec
+
+@testable import LanSession
+
+/// A session core on an `EmbeddedEventLoop`, running without listeners: its links are `EmbeddedChannel`s set up as
+/// its listener would set up accepted connections, so that a test feeds frames in and reads frames out, with no
+/// sockets and no sleeps. A ``MessageRecorder`` takes the counter's increments, as an application would.
+struct EmbeddedCore {
+    let core: SessionCore
+    let loop = EmbeddedEventLoop()
+    let recorder = MessageRecorder(kinds: [.counterIncrement])
+
+    init(configure: (inout SessionConfiguration) -> Void = { _ in }) throws {
+        var configuration = SessionConfiguration(
+            peerID: PeerID(1), displayName: "one", sessionName: "s", host: "127.0.0.1")
+        configure(&configuration)
+        core = SessionCore(
+            configuration: configuration, loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),
+            events: EventFanout(missed: SessionEvent.eventsMissed))
+        try core.add(recorder)
+        core.runState = .running
+    }
+
+    /// A link accepted from `address`, active: the core has written its hello on it.
+    func acceptedLink(from address: String = "10.0.0.7", port: Int = 40_000) throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel(loop: loop)
+        try core.setUpStream(channel, role: .acceptor, transport: LANTransport(), endpoint: nil, for: nil).wait()
+        try channel.connect(to: SocketAddress(ipAddress: address, port: port)).wait()
+        return channel
+    }
+
+    /// The bytes `channel` wrote so far (after the loop's burst ended: small frames leave then).
+    func outbound(_ channel: EmbeddedChannel) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        loop.run()
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { bytes += buffer.readableBytesView }
+        return bytes
+    }
+
+    /// Every frame `channel` wrote so far, decoded.
+    func written(_ channel: EmbeddedChannel) throws -> [Message] {
+        var decoder = StreamDecoder()
+        decoder.append(contentsOf: try outbound(channel))
+        var messages: [Message] = []
+        while let message = try decoder.next() { messages.append(message) }
+        return messages
+    }
+
+    /// Sends `message` to the core on `channel`, as the peer.
+    func send(_ message: Message, on channel: EmbeddedChannel) throws {
+        try channel.writeInbound(ByteBuffer(bytes: try StreamFraming.encode(message)))
+    }
+
+    /// The counts of the increments the recorder took, in order.
+    var increments: [UInt64] {
+        recorder.messages.compactMap { if case .counterIncrement(let count) = $0 { count } else { nil } }
+    }
+
+    /// What the core says of `peer`.
+    func info(_ peer: PeerID) -> PeerInfo? {
+        core.peerInfos().first { $0.peerID == peer }
+    }
+}

@@ -1,0 +1,45 @@
+import LanSession
+import NIOCore
+import WireCodec
+
+/// An application for tests: it takes the kinds and numbers it is given, records every message and every call the
+/// session makes, and calls `onMessage` from within the session's handling of each message.
+public final class MessageRecorder: SessionApplication {
+    /// A call the session made.
+    public enum Call: Hashable, Sendable {
+        case received(Message, from: PeerID, reliably: Bool)
+        case peerConnected(PeerID)
+        case membershipChanged
+        case peerRestarted(PeerID)
+        case peerMissedMessages(PeerID)
+        case sessionStopped
+    }
+
+    public let messageKinds: Set<MessageKind>
+    public let appNumbers: Set<UInt8>
+    /// Every call so far, in order (ticks aside).
+    public private(set) var calls: [Call] = []
+    /// Called with each message as it is received.
+    public var onMessage: (Message) -> Void = { _ in }
+
+    public init(kinds: Set<MessageKind> = [], numbers: Set<UInt8> = []) {
+        self.messageKinds = kinds
+        self.appNumbers = numbers
+    }
+
+    /// The messages received so far.
+    public var messages: [Message] {
+        calls.compactMap { if case .received(let message, _, _) = $0 { message } else { nil } }
+    }
+
+    public func received(_ message: Message, from peer: PeerID, reliably: Bool) {
+        calls.append(.received(message, from: peer, reliably: reliably))
+        onMessage(message)
+    }
+
+    public func peerConnected(_ peer: PeerID) { calls.append(.peerConnected(peer)) }
+    public func membershipChanged() { calls.append(.membershipChanged) }
+    public func peerRestarted(_ peer: PeerID) { calls.append(.peerRestarted(peer)) }
+    public func peerMissedMessages(_ peer: PeerID) { calls.append(.peerMissedMessages(peer)) }
+    public func sessionStopped() { calls.append(.sessionStopped) }
+}
