@@ -1,23 +1,21 @@
 import Crypto
 import Foundation
-import LanSession
 import Synchronization
 import TestSupport
 import Testing
 import WireCodec
 
+@testable import LanSession
+
 /// Applications' payloads over loopback: data, byte streams and resources, and events for many readers.
 @Suite("Data, streams and resources over loopback", .serialized)
 struct PayloadTests {
-    /// Two connected sessions; `b` takes resources into a fresh inbox.
-    func pair(inbox: Bool = true) async throws -> (Session, Session, String) {
+    /// Two connected sessions; `b` takes resources into a fresh inbox, its writes held where `gate` says.
+    func pair(inbox: Bool = true, gate: InboxGate? = nil) async throws -> (Session, Session, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let a = try makeSession(1)
-        var configuration = SessionConfiguration(
-            peerID: PeerID(2), displayName: "peer-2", sessionName: "test", host: "127.0.0.1")
-        if inbox { configuration.inbox = directory.path }
-        let b = try Session(configuration: configuration)
+        let b = try makeSession(2, inbox: inbox ? directory.path : nil) { $0.inboxGate = gate }
         try await mesh([a, b])
         #expect(
             try await waitUntil {
@@ -240,27 +238,25 @@ struct PayloadTests {
 
     @Test("a file transfer survives a link cut, and resumes from the partial file after the sender restarted")
     func resourceInterruptedAndResumed() async throws {
-        let (a, b, inbox) = try await pair()
+        // The receiver's disk is held at 5 MB, then at 10 MB: the transfer is surely under way when the link is cut
+        // and when the sender stops, however fast the machine.
+        let gate = InboxGate()
+        let (a, b, inbox) = try await pair(gate: gate)
         let (path, digest) = try file(size: 40_000_000, seed: 2)
         // A link cut: the reliable channel resends what was in flight; the transfer goes on.
-        let sentBytes = Atomic<UInt64>(0)
-        async let cut: Bool = {
-            guard await waitUntil(.seconds(20), { sentBytes.load(ordering: .relaxed) > 5_000_000 }) else {
-                return false
-            }
-            try await a.dropLink(to: b.peerID)
-            return true
-        }()
-        let result = try await a.sendResource(at: path, named: "cut.bin", to: b.peerID) { progress in
-            sentBytes.store(progress.bytes, ordering: .relaxed)
-        }
-        #expect(try await cut, "the link was cut during the transfer")
+        gate.hold(from: 5_000_000)
+        async let cutTransfer = a.sendResource(at: path, named: "cut.bin", to: b.peerID)
+        #expect(await waitUntil(.seconds(20)) { gate.isHolding }, "the receiver reached 5 MB")
+        try await a.dropLink(to: b.peerID)
+        gate.release()
+        let result = try await cutTransfer
         #expect(result.phase == .finished(path: nil, sha256: digest))
         #expect(try sha256(of: "\(inbox)/cut.bin") == digest)
 
         // The sender stops half-way (as a daemon that is shut down); restarted with the same peer id and pushing
         // the same file again, it sends only the rest.
         let receiving = EventRecorder(b)
+        gate.hold(from: 10_000_000)
         async let attempt: SessionError? = {
             do throws(SessionError) {
                 try await a.sendResource(at: path, named: "again.bin", to: b.peerID)
@@ -269,33 +265,35 @@ struct PayloadTests {
                 return error
             }
         }()
-        #expect(
-            await receiving.wait(timeout: .seconds(20)) { events in
-                events.contains { if case .transfer(let p) = $0, p.bytes > 10_000_000 { true } else { false } }
-            })
+        #expect(await waitUntil(.seconds(20)) { gate.isHolding }, "the receiver reached 10 MB")
         await a.stop()
         let failure = await attempt
         #expect(failure != nil, "the first attempt failed with the session")
+        gate.release()
+        // The receiver ends the first attempt as failed (at the bye) and keeps its partial file.
+        #expect(
+            await receiving.wait { events in
+                events.contains { if case .transfer(let p) = $0, case .failed = p.phase { true } else { false } }
+            })
         let restarted = try makeSession(1)
         try await restarted.start()
         try await restarted.connect(to: await b.endpoint)
         #expect(try await waitUntil { try await restarted.connectedPeers().count == 1 })
         let resumed = try await restarted.sendResource(at: path, named: "again.bin", to: b.peerID)
-        #expect(resumed.resumedFrom > 10_000_000, "resumed at \(resumed.resumedFrom)")
+        #expect(resumed.resumedFrom >= 10_000_000, "resumed at \(resumed.resumedFrom)")
         #expect(resumed.phase == .finished(path: nil, sha256: digest))
         #expect(try sha256(of: "\(inbox)/again.bin") == digest)
-        // The receiver ended the first attempt as failed (at the bye, or when the restarted peer came back) and kept
-        // its partial file, which the second attempt completed.
-        #expect(
-            receiving.events.contains { if case .transfer(let p) = $0, case .failed = p.phase { true } else { false } })
         await stopAll([restarted, b])
     }
 
     @Test("a transfer cancelled by the receiver fails the sender; one cancelled by the sender ends on the receiver")
     func resourceCancelled() async throws {
-        let (a, b, inbox) = try await pair()
+        // The receiver's disk is held at 1 MB: each transfer is surely under way when it is cancelled.
+        let gate = InboxGate()
+        let (a, b, inbox) = try await pair(gate: gate)
         let (path, _) = try file(size: 40_000_000, seed: 3)
         let receiving = EventRecorder(b)
+        gate.hold(from: 1_000_000)
         async let first: SessionError? = {
             do throws(SessionError) {
                 try await a.sendResource(at: path, named: "first.bin", to: b.peerID)
@@ -304,25 +302,22 @@ struct PayloadTests {
                 return error
             }
         }()
-        #expect(
-            await receiving.wait(timeout: .seconds(20)) { events in
-                events.contains { if case .transfer(let p) = $0, p.bytes > 1_000_000 { true } else { false } }
-            })
+        #expect(await waitUntil(.seconds(20)) { gate.isHolding }, "the receiver reached 1 MB")
         let id = try #require(try await b.transfers().first?.id)
         #expect(id.direction == .receiving)
         try await b.cancelTransfer(id, reason: "not now")
+        gate.release()
         let error = await first
         #expect(error?.code == .cancelled && error?.message.contains("not now") == true, "\(String(describing: error))")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty, "the partial file is removed")
-
-        let sender = Task { try await a.sendResource(at: path, named: "second.bin", to: b.peerID) }
         #expect(
-            await receiving.wait(timeout: .seconds(20)) { events in
-                events.contains {
-                    if case .transfer(let p) = $0, p.name == "second.bin", p.bytes > 1_000_000 { true } else { false }
-                }
-            })
+            try await waitUntil { try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty },
+            "the partial file is removed")
+
+        gate.hold(from: 1_000_000)
+        let sender = Task { try await a.sendResource(at: path, named: "second.bin", to: b.peerID) }
+        #expect(await waitUntil(.seconds(20)) { gate.isHolding }, "the receiver reached 1 MB")
         sender.cancel()
+        gate.release()
         #expect(
             await receiving.wait { events in
                 events.contains {

@@ -71,6 +71,8 @@ public struct SessionConfiguration: Sendable {
     public var invitesDiscoveredPeers = true
     /// Whether byte streams opened by peers are taken (as ``SessionEvent/streamOpened(_:)``) or declined.
     public var acceptsByteStreams = true
+    /// Holds the writes of received resources where a test says (see ``InboxGate``); nil in use.
+    var inboxGate: InboxGate?
 
     /// Whether links are authenticated and encrypted (a secret is set).
     public var isEncrypted: Bool { secret != nil }

@@ -431,7 +431,9 @@ extension SessionCore {
         stream.writing = true
         let bound = NIOLoopBound(self, eventLoop: loop)
         let boundStream = NIOLoopBound(stream, eventLoop: loop)
+        let gate = configuration.inboxGate
         NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> UInt64 in
+            gate?.pass(at: file.offset)
             try file.write(chunks)
             return file.offset
         }.hop(to: loop).whenComplete { result in
