@@ -10,10 +10,10 @@ extension SessionCore: ApplicationContext {
 
     var isRunning: Bool { runState != .stopped }
 
-    var connectedPeers: [PeerID] { peers.values.filter(\.isConnected).map(\.id) }
+    var connectedPeers: [PeerID] { peers.connected }
 
     func forEachMember(_ body: (PeerID) -> Void) {
-        for peer in peers.values where peer.isMember { body(peer.id) }
+        peers.forEachMember { body($0.id) }
     }
 
     func name(of peer: PeerID) -> String { peers[peer]?.name ?? "" }
@@ -24,11 +24,11 @@ extension SessionCore: ApplicationContext {
     }
 
     func sendReliablyToMembers(_ message: Message) {
-        for peer in peers.values where peer.isMember && takes(message, peer) { sendSequenced(message, to: peer) }
+        peers.forEachMember { if takes(message, $0) { sendSequenced(message, to: $0) } }
     }
 
     func sendToConnectedPeers(_ message: Message, reliably: Bool) {
-        for peer in peers.values where peer.isConnected && takes(message, peer) {
+        for peer in peers.all where peer.isConnected && takes(message, peer) {
             if reliably { sendSequenced(message, to: peer) } else { sendUnreliable(message, to: peer) }
         }
     }

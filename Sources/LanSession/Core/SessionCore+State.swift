@@ -1,7 +1,7 @@
 import NIOCore
 import WireCodec
 
-/// What ``Session`` asks of the core: snapshots and small actions, each one call on the loop.
+/// What ``Session`` asks of the core: snapshots and actions, each one call on the loop. `Session` calls these only.
 extension SessionCore {
     /// Starts the session unless it started already.
     func startIfIdle() -> EventLoopFuture<Void> {
@@ -17,23 +17,31 @@ extension SessionCore {
 
     /// Every peer the session knows, by peer id.
     func peerInfos() -> [PeerInfo] {
-        peers.values.map { info(of: $0) }.sorted { $0.peerID < $1.peerID }
+        peers.all.map { info(of: $0) }.sorted { $0.peerID < $1.peerID }
     }
 
     /// Where each peer stands.
     func peerStates() -> [PeerID: PeerState] {
-        peers.mapValues(\.state)
+        var states: [PeerID: PeerState] = [:]
+        for peer in peers.all { states[peer.id] = peer.state }
+        return states
+    }
+
+    /// Where `id` stands for applications.
+    func connectionState(of id: PeerID) throws(SessionError) -> PeerConnectionState {
+        guard let peer = peers[id] else { throw noSuchMember(id) }
+        return peer.connectionState
     }
 
     func securityStatistics() -> SecurityStatistics {
         SecurityStatistics(
             encrypted: configuration.isEncrypted, failedHandshakes: failedAuthentications,
-            droppedDatagrams: droppedDatagrams, refusedConnections: rejectedUnproven)
+            droppedDatagrams: datagrams.dropped, refusedConnections: links.refusedUnproven)
     }
 
     /// Invitations waiting for the application's answer, oldest first.
     func invitationRequests() -> [InvitationRequest] {
-        pendingInvitations.values.map(\.request).sorted { $0.id < $1.id }
+        invitations.requests
     }
 
     /// Closes `peer`'s active link abruptly.
@@ -52,5 +60,33 @@ extension SessionCore {
             reach[id] = peer.isConnected ? .connected : canRedial(peer) ? .known : .unknown
         }
         return reach
+    }
+
+    // MARK: - Streams and transfers
+
+    func writeStream(_ key: StreamKey, _ pieces: [[UInt8]]) -> EventLoopFuture<Void> {
+        streams.write(key, pieces)
+    }
+
+    func finishOutgoing(_ key: StreamKey, digest: [UInt8]) -> EventLoopFuture<Void> {
+        streams.finish(key, digest: digest)
+    }
+
+    func cancelOutgoing(_ key: StreamKey, reason: String) {
+        streams.cancelOutgoing(key, reason: reason)
+    }
+
+    func readStream(_ key: StreamKey) -> EventLoopFuture<[UInt8]?> {
+        streams.read(key)
+    }
+
+    func cancelIncoming(_ key: StreamKey, reason: String) {
+        streams.cancelIncoming(key, reason: reason)
+    }
+
+    var transfers: [TransferProgress] { streams.transfers }
+
+    func cancelTransfer(_ id: TransferID, reason: String) throws(SessionError) {
+        try streams.cancelTransfer(id, reason: reason)
     }
 }

@@ -3,12 +3,21 @@ import Logging
 import NIOCore
 import WireCodec
 
-/// The state of a running session, confined to one event loop.
+/// The state of a running session, confined to one event loop: it holds the session's components and routes between
+/// them.
 ///
-/// Every link and the datagram socket of the session live on the same loop as this core, so a message goes from the
-/// socket to the session's state without a thread hop or a lock. Public calls reach it through ``Session``, one hop
-/// per call. Each link's protocol logic is a ``LinkStateMachine``; the core carries out the actions it returns and
-/// keeps what spans links: peers, their paths and the active one, the reliable channel, the applications' state.
+/// Every link and the datagram socket live on the same loop as the core, so a message goes from the socket to the
+/// session's state without a thread hop or a lock. Public calls reach it through ``Session``, one hop per call. The
+/// state lives in components, each with storage of its own; none reads another's, the core carries what one says to
+/// another:
+/// - ``LinkTable`` (open links, datagram tokens, caps on unproven links) and ``LinkWriter`` (bursts of writes); each
+///   link's protocol is a ``LinkStateMachine``, whose actions the core carries out;
+/// - ``PeerTable``: per peer its links, the active one (``PathSelector`` chooses), the ``ReliableChannel``;
+/// - ``Dialler``: where peers are (static, discovered, proven) and the dials to them;
+/// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways;
+/// - ``DatagramRouter``: the unreliable channel; ``RoundTrips``: the application's pings;
+/// - ``StreamMultiplexer``: data, streams and resources (into the ``Inbox``);
+/// - ``ApplicationRouter``: the applications it carries, which it does not know beyond their message kinds.
 final class SessionCore {
     enum RunState: Hashable {
         case idle
@@ -24,77 +33,35 @@ final class SessionCore {
     let events: EventFanout<SessionEvent>
     /// Random per start: tells peers that our sequence numbers start over.
     let incarnation = UInt64.random(in: 1...UInt64.max)
+    let startedAt = NIODeadline.now()
     let pathSelector: PathSelector
     /// The session's secret as the handshake uses it; nil without a secret.
     let secret: SessionSecret?
-    /// Accepted links closed at once for the caps on unproven links.
-    var rejectedUnproven = 0
-    /// Accepts that failed for want of descriptors.
-    var exhaustedAccepts = 0
-    /// Handshakes whose proof failed.
-    var failedAuthentications = 0
-    /// Sealed datagrams dropped: a bad tag, a replay, or not sealed on a sealed link.
-    var droppedDatagrams = 0
+    /// Counts peers' connection state changes for readers off the loop (discovery's resolve schedule).
+    let peerStateChanges = PeerStateChanges()
+    /// The session this core belongs to, for the handles its events carry.
+    weak var owner: Session?
 
     var runState = RunState.idle
     /// The port of the transport that listens on the session's port (LAN), 0 before the start.
-    var port = 0
+    private(set) var port = 0
     /// The listening channel of each transport, by name.
-    var listeners: [String: any Channel] = [:]
-    var datagramChannel: (any Channel)?
-    var links: [ObjectIdentifier: Link] = [:]
-    var peers: [PeerID: PeerRecord] = [:]
-    /// Static endpoints and the peer each one turned out to be.
-    var staticEndpoints: [Endpoint: PeerID?] = [:]
-    var staticDials: [Endpoint: PeerRecord.DialState] = [:]
-    /// The peer each discovery record (a DNS-SD instance name, or members heard from a peer) names.
-    var discoveryRecords: [String: PeerID] = [:]
-    /// Per peer that sent `members`: the members it named, for forgetting the ones it stops naming.
-    var memberRecords: [PeerID: Set<PeerID>] = [:]
-    /// Bumped whenever what this peer would say in `members` may have changed.
-    var membersVersion: UInt64 = 0
-    /// Per peer: the `membersVersion` last sent to it.
-    var membersSent: [PeerID: UInt64] = [:]
-    var lastMembersExchange = NIODeadline.now()
-    /// The applications the session carries; each takes the message kinds it handles.
+    private(set) var listeners: [String: any Channel] = [:]
+    private var ticker: RepeatedTask?
+    /// Handshakes whose proof failed.
+    var failedAuthentications = 0
+
+    // The components.
+    let links: LinkTable
+    let writer: LinkWriter
+    let peers: PeerTable
+    let dialler: Dialler
+    var gossip: MembersGossip
+    let invitations: Invitations
+    let datagrams: DatagramRouter
+    var roundTrips = RoundTrips()
+    let streams: StreamMultiplexer
     var applications = ApplicationRouter()
-    /// Counts peers' connection state changes for readers off the loop (discovery's resolve schedule).
-    let peerStateChanges = PeerStateChanges()
-    /// Datagram tokens of handshaken links, to the link.
-    var tokens: [UInt64: Link] = [:]
-    var pendingInvitations: [UInt64: PendingInvitation] = [:]
-    var nextInvitationID: UInt64 = 1
-    var pendingPings: [UInt32: PendingPing] = [:]
-    var nextNonce: UInt32 = 1
-    var ticker: RepeatedTask?
-    /// Links with frames pending, and whether the task that writes them is queued (SessionCore+Flushing).
-    var linksToFlush: [Link] = []
-    var flushScheduled = false
-    /// Streams this peer opened, and streams peers opened to it.
-    var outgoing: [StreamKey: OutgoingStreamState] = [:]
-    var incoming: [StreamKey: IncomingStreamState] = [:]
-    var nextStreamID: UInt32 = 1
-    /// Why recently ended streams this peer opened ended, for the writer's next call.
-    var endedStreams: [StreamKey: SessionError] = [:]
-    /// The session this core belongs to, for the handles its events carry.
-    weak var owner: Session?
-    let startedAt = NIODeadline.now()
-
-    struct PendingInvitation {
-        let link: Link
-        let request: InvitationRequest
-        let timeout: Scheduled<Void>
-    }
-
-    /// A ping waiting for its pong; the tick fails it after ``pingTimeout`` (no task per ping).
-    struct PendingPing {
-        let promise: EventLoopPromise<TimeAmount>
-        let sentAt: NIODeadline
-        let peer: PeerID
-    }
-
-    /// How long a ping waits for its pong.
-    static let pingTimeout = TimeAmount.seconds(2)
 
     init(
         configuration: SessionConfiguration, loop: any EventLoop, transports: [any Transport], logger: Logger,
@@ -111,6 +78,32 @@ final class SessionCore {
         self.pathSelector = PathSelector(
             priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
             hysteresis: configuration.pathHysteresis.timeAmount)
+        links = LinkTable(
+            maxUnproven: configuration.maxUnprovenLinks,
+            maxUnprovenPerAddress: configuration.maxUnprovenLinksPerAddress)
+        writer = LinkWriter(loop: loop, logger: logger)
+        peers = PeerTable(
+            replayBufferMessages: configuration.replayBufferMessages,
+            replayBufferBytes: configuration.replayBufferBytes)
+        dialler = Dialler(
+            loop: loop, logger: logger, localPeer: configuration.peerID,
+            initialDelay: configuration.reconnectInitialDelay, maximumDelay: configuration.reconnectMaximumDelay,
+            standbyMaximumDelay: configuration.standbyRedialMaximumDelay)
+        gossip = MembersGossip(interval: configuration.membersExchangeInterval.timeAmount, now: .now())
+        invitations = Invitations(loop: loop)
+        let startedAt = self.startedAt
+        datagrams = DatagramRouter(
+            logger: logger, probeTimeout: configuration.datagramProbeTimeout.timeAmount,
+            heartbeatInterval: configuration.heartbeatInterval.timeAmount,
+            livenessTimeout: configuration.livenessTimeout.timeAmount,
+            micros: { UInt64(max(0, ($0 - startedAt).nanoseconds / 1000)) })
+        streams = StreamMultiplexer(
+            loop: loop, logger: logger,
+            inbox: configuration.inbox.map { Inbox(directory: $0, gate: configuration.inboxGate) },
+            acceptsByteStreams: configuration.acceptsByteStreams)
+        dialler.delegate = self
+        datagrams.delegate = self
+        streams.delegate = self
     }
 
     var localPeer: PeerID { configuration.peerID }
@@ -151,13 +144,13 @@ final class SessionCore {
                 guard core.configuration.datagrams else { return core.loop.makeSucceededVoidFuture() }
                 return transport.openDatagrams(host: core.configuration.host, port: port, on: core.loop) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(DatagramHandler(core: bound.value))
+                        try channel.pipeline.syncOperations.addHandler(DatagramHandler(router: bound.value.datagrams))
                     }
                 }
-                .map { bound.value.datagramChannel = $0 }
+                .map { bound.value.datagrams.channel = $0 }
                 .flatMapError { error in
                     // Without a datagram socket the session still works: unreliable messages use the reliable link.
-                    bound.value.logger.warning(
+                    bound.value.logger.debug(
                         "no datagram socket on port \(port): \(error); using the reliable link only")
                     return bound.value.loop.makeSucceededVoidFuture()
                 }
@@ -167,7 +160,7 @@ final class SessionCore {
         return EventLoopFuture.whenAllSucceed(listening, on: loop).flatMapError { error in
             let core = bound.value
             for listener in core.listeners.values { listener.close(promise: nil) }
-            core.datagramChannel?.close(promise: nil)
+            core.datagrams.channel?.close(promise: nil)
             return core.loop.makeFailedFuture(error)
         }
         .map { _ in
@@ -182,7 +175,7 @@ final class SessionCore {
                     "session": "\(core.configuration.sessionName)", "name": "\(core.configuration.displayName)",
                     "port": "\(core.port)", "transports": "\(core.transports.map(\.name))",
                 ])
-            for endpoint in core.staticEndpoints.keys { core.dialStatic(endpoint) }
+            core.dialler.start()
             return core.port
         }
     }
@@ -192,31 +185,64 @@ final class SessionCore {
         guard runState != .stopped else { return loop.makeSucceededVoidFuture() }
         runState = .stopped
         ticker?.cancel()
-        for peer in peers.values {
-            for dial in peer.dials.values { dial.scheduled?.cancel() }
-        }
-        for dial in staticDials.values { dial.scheduled?.cancel() }
-        for pending in pendingInvitations.values { pending.timeout.cancel() }
-        pendingInvitations = [:]
-        for (_, ping) in pendingPings {
-            ping.promise.fail(SessionError(.notRunning, "session stopped"))
-        }
-        pendingPings = [:]
-        for peer in peers.values { streamsEnded(with: peer, reason: "the session stopped") }
+        dialler.stop()
+        invitations.stop(SessionError(.notRunning, "session stopped"))
+        roundTrips.failAll(SessionError(.notRunning, "session stopped"))
+        for peer in peers.all { streams.peerGone(peer.id, reason: "the session stopped") }
         var closing: [EventLoopFuture<Void>] = []
-        for link in links.values where link.isOpen {
+        for link in links.all where link.isOpen {
             perform(link.machine.leave(.leaving), on: link)
             closing.append(link.channel.closeFuture.recover { _ in })
         }
         for listener in listeners.values { closing.append(listener.close().recover { _ in }) }
-        if let datagramChannel { closing.append(datagramChannel.close().recover { _ in }) }
+        if let channel = datagrams.channel { closing.append(channel.close().recover { _ in }) }
         applications.forEach { $0.sessionStopped() }
         return EventLoopFuture.andAllComplete(closing, on: loop).map { [events] in
             events.finish()
         }
     }
 
-    // MARK: - Channels
+    /// Every 50 ms: handshake deadlines, heartbeats and silence on every link; per peer the active path, acks and
+    /// datagram probes; the applications' tick; overdue pings; the members exchange.
+    func tick() {
+        guard runState == .running else { return }
+        let now = NIODeadline.now()
+        for link in Array(links.all) where link.isOpen { tick(link, now: now) }
+        for peer in peers.all where peer.isConnected || peer.active == nil {
+            // A leader keeps choosing: a peer with a handshaken link but none active yet gets one here too.
+            if isLeader(of: peer), !peer.links.isEmpty { choosePath(for: peer, now: now) }
+            guard peer.isConnected else { continue }
+            if peer.reliable.ackDue, let link = peer.dataLink { acknowledge(peer, on: link) }
+            datagrams.tick(peer, now: now)
+        }
+        applications.forEach { $0.tick(now: now) }
+        roundTrips.expire(now: now)
+        exchangeMembers(now: now)
+    }
+
+    /// A link's deadlines and heartbeats: a handshake that takes too long, a link gone silent, a heartbeat due.
+    private func tick(_ link: Link, now: NIODeadline) {
+        guard link.machine.isHandshaken else {
+            let actions = link.machine.tick(
+                openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout.timeAmount,
+                handshakeTimeout: configuration.invitationTimeout.timeAmount + configuration.livenessTimeout.timeAmount)
+            return perform(actions, on: link)
+        }
+        switch link.liveness.check(at: now) {
+        case .dead:
+            let silence = (now - link.liveness.lastReceived).nanoseconds / 1_000_000
+            logger.debug(
+                "\(link.hello?.displayName ?? "peer") silent for \(silence) ms; closing its link",
+                metadata: ["path": "\(link.path)"])
+            close(link, reason: "silent")
+        case .heartbeatDue:
+            writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), on: link)
+        case .alive:
+            break
+        }
+    }
+
+    // MARK: - Links
 
     /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
     func setUpStream(
@@ -233,6 +259,7 @@ final class SessionCore {
         }
     }
 
+    /// A link's channel became active: it is the session's from now on, and says hello (unless a cap refuses it).
     func linkOpened(
         channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
         intendedPeer: PeerID?, security: LinkSecurity?
@@ -243,16 +270,15 @@ final class SessionCore {
         let link = Link(
             channel: channel, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
             liveness: liveness, security: security)
-        links[ObjectIdentifier(link)] = link
+        links.add(link)
         guard runState == .running else {
             perform(link.machine.drop("session is not running"), on: link)
             return link
         }
-        if role == .acceptor, let refusal = unprovenLinkRefusal(link) {
-            rejectedUnproven += 1
-            if rejectedUnproven == 1 || rejectedUnproven % 1_000 == 0 {
-                logger.warning("closing accepted links at once: \(refusal) (\(rejectedUnproven) so far)")
-            }
+        if role == .acceptor, let refusal = links.refusal(forAccepted: link) {
+            logger.debug(
+                "closing an accepted link at once: \(refusal) (\(links.refusedUnproven) so far)",
+                metadata: ["link": "\(link.remoteDescription)"])
             perform(link.machine.drop(refusal), on: link)
             return link
         }
@@ -261,54 +287,30 @@ final class SessionCore {
             do {
                 security.localHello = try StreamFraming.encode(.hello(hello), limits: .default)
             } catch {
-                logger.error("cannot encode the hello: \(error)")
+                logger.debug("cannot encode the hello: \(error)")
                 perform(link.machine.drop("cannot encode the hello"), on: link)
                 return link
             }
         }
-        write(.hello(hello), on: link)
+        writer.write(.hello(hello), on: link)
         return link
     }
 
-    /// Accept failed for want of descriptors: close the oldest accepted link that has not proved itself, so that the
+    /// Accept failed for want of descriptors: the oldest accepted link that has not proved itself goes, so that the
     /// next accept succeeds instead of failing again at once.
     func descriptorsExhausted() {
-        let oldest = links.values.filter { $0.role == .acceptor && $0.isOpen && $0.machine.isUnproven }
-            .min { $0.openedAt < $1.openedAt }
-        exhaustedAccepts += 1
-        if exhaustedAccepts == 1 || exhaustedAccepts.isMultiple(of: 1_000) {
-            logger.warning(
-                "out of file descriptors accepting a connection (\(exhaustedAccepts) times so far); \(oldest == nil ? "no unproven connection to close" : "closing the oldest unproven one")"
-            )
-        }
+        let oldest = links.oldestUnprovenForExhaustion()
+        logger.debug(
+            "out of file descriptors accepting a connection (\(links.exhaustedAccepts) times so far); \(oldest == nil ? "no unproven connection to close" : "closing the oldest unproven one")"
+        )
         guard let oldest else { return }
-        rejectedUnproven += 1
         perform(oldest.machine.drop("out of descriptors: the oldest unproven connection goes"), on: oldest)
-    }
-
-    /// Why a newly accepted link is over the caps on links that have not proved themselves; nil when it is not.
-    func unprovenLinkRefusal(_ link: Link) -> String? {
-        let address = link.channel.remoteAddress?.ipAddress
-        var total = 0
-        var fromAddress = 0
-        for other in links.values where other !== link && other.role == .acceptor && other.isOpen {
-            guard other.machine.isUnproven else { continue }
-            total += 1
-            if address != nil, other.channel.remoteAddress?.ipAddress == address { fromAddress += 1 }
-        }
-        if total >= configuration.maxUnprovenLinks {
-            return "\(total) links have not proved themselves yet (limit \(configuration.maxUnprovenLinks))"
-        }
-        if fromAddress >= configuration.maxUnprovenLinksPerAddress {
-            return
-                "\(fromAddress) links from \(address ?? "?") have not proved themselves yet (limit \(configuration.maxUnprovenLinksPerAddress))"
-        }
-        return nil
     }
 
     /// The hello for `link`: with a secret it carries the link's own ephemeral key.
     func localHello(for link: Link) -> Hello {
         var capabilities: Capabilities = [.resume, .appMessages]
+        let datagramChannel = datagrams.channel
         if datagramChannel != nil { capabilities.insert(.datagrams) }
         var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
         if let security = link.security {
@@ -321,11 +323,12 @@ final class SessionCore {
             sessionName: configuration.sessionName, extensions: extensions)
     }
 
+    /// A link's pipeline failed: a malformed frame or a sealed record refused closes that link only.
     func linkFailed(_ link: Link, error: any Error) {
         if let wire = error as? WireError {
-            logger.warning("closing link \(link.remoteDescription): malformed frame: \(wire)")
+            logger.debug("closing link \(link.remoteDescription): malformed frame: \(wire)")
         } else if let crypto = error as? LinkCryptoError {
-            logger.warning("closing link \(link.remoteDescription): sealed record refused: \(crypto)")
+            logger.debug("closing link \(link.remoteDescription): sealed record refused: \(crypto)")
         } else {
             logger.debug("link \(link.remoteDescription) failed: \(error)")
         }
@@ -338,92 +341,99 @@ final class SessionCore {
         link.channel.close(promise: nil)
     }
 
-    // MARK: - Writing
+    /// A message arrived on `link`.
+    func received(_ message: Message, on link: Link) {
+        guard link.isOpen, runState == .running else { return }
+        link.liveness.didReceive(at: .now())
+        perform(link.machine.received(message), on: link)
+    }
 
-    func write(_ message: Message, on link: Link) {
-        var buffer = link.channel.allocator.buffer(capacity: 16)
-        do {
-            try buffer.writeFrame(message)
-        } catch {
-            logger.error("cannot encode \(message.kind): \(error)")
-            return
+    /// Carries out a link's actions, in order.
+    func perform(_ actions: [LinkStateMachine.Action], on link: Link) {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                writer.write(message, on: link)
+            case .identify(let hello):
+                identify(hello, on: link)
+            case .startSealing:
+                writer.writePending(of: link)  // what was written before (the auth) goes in clear
+                link.security?.startSealing()
+            case .verify(let proof):
+                verify(proof, on: link)
+            case .consider(let invitation):
+                consider(invitation, on: link)
+            case .ready(let token):
+                linkReady(link, token: token)
+            case .activatedByPeer(let resume):
+                activatedByPeer(link, resume: resume)
+            case .activationAnswered(let resume):
+                activationAnswered(link, resume: resume)
+            case .deliver(let message):
+                deliver(message, on: link)
+            case .dropStale(let kind):
+                logger.trace("dropping \(kind) on a standby link; it is resent on the active one")
+            case .peerSaidBye(let reason, let handshaken):
+                peerSaidBye(reason, handshaken: handshaken, on: link)
+            case .declined(let reason):
+                declined(reason, on: link)
+            case .close(let reason):
+                logger.debug("closing link \(link.remoteDescription): \(reason)")
+                writer.writePending(of: link)  // a bye or a decline goes before the close
+                link.channel.close(promise: nil)
+            }
         }
-        link.liveness.didSend(at: .now())
-        writeNow(buffer, on: link)
     }
 
-    /// Sends a sequenced message to `peer`: numbered, kept for resending, written if its active link carries data.
-    ///
-    /// The hot path: the frame is encoded once, straight into the peer's replay buffer, and the link writes a slice
-    /// of it; in the steady state nothing is allocated and nothing leaves the event loop.
-    func sendSequenced(_ message: Message, to peer: PeerRecord) {
-        let frame: ByteBuffer?
-        let overflowed: Bool
-        do {
-            (frame, overflowed) = try peer.reliable.send(message)
-        } catch {
-            logger.error("cannot encode \(message.kind): \(error)")
-            return
+    /// A message the link's machine delivers: link control, or (on the active link) a sequenced command.
+    func deliver(_ message: Message, on link: Link) {
+        switch message {
+        case .ping(let ping):
+            writer.write(.pong(ping), on: link)
+        case .pong(let pong):
+            receivedPong(pong, on: link)
+        case .ack(let sequence):
+            if let peer = peers.peer(of: link) {
+                peer.reliable.peerAcknowledged(sequence)
+                streams.roomFreed(for: peer.id)
+            }
+        case .members(let members):
+            if let peer = peers.peer(of: link) { receivedMembers(members, from: peer) }
+        default:
+            guard let peer = peers.peer(of: link), peer.active === link else { return }
+            let sequence = peer.reliable.receive()
+            switch message {
+            case .streamChunk(let chunk): peer.unacknowledgedBytes += chunk.bytes.count
+            case .data(let bytes): peer.unacknowledgedBytes += bytes.count
+            default: break
+            }
+            if sequence % 64 == 0 || peer.unacknowledgedBytes >= StreamMultiplexer.bulkLimit / 4 {
+                acknowledge(peer, on: link)
+            }
+            handleCommand(message, from: peer, reliably: true)
         }
-        if overflowed {
-            logger.warning(
-                "replay buffer for \(peer.name) (\(peer.id)) overflowed; the peer will be re-synchronised on reconnect")
-            applications.forEach { $0.peerMissedMessages(peer.id) }
+    }
+
+    /// Acknowledges everything received from `peer`.
+    private func acknowledge(_ peer: PeerRecord, on link: Link) {
+        peer.unacknowledgedBytes = 0
+        writer.write(.ack(sequence: peer.reliable.makeAck()), on: link)
+    }
+
+    /// A command from `peer`, on either channel: the payloads of any application here, the rest by the application
+    /// that takes it.
+    func handleCommand(_ message: Message, from peer: PeerRecord, reliably: Bool) {
+        switch message {
+        case .data(let bytes):
+            events.yield(.data(from: peer.id, bytes: bytes, reliable: reliably))
+        case .streamOpen, .streamChunk, .streamCredit, .streamEnd:
+            streams.received(message, from: peer.id)
+        default:
+            guard let application = applications.application(for: message) else {
+                logger.debug("ignoring \(message.kind) from \(peer.name): no application takes it")
+                return
+            }
+            application.received(message, from: peer.id, reliably: reliably)
         }
-        guard let link = peer.dataLink else { return }
-        link.liveness.didSend(at: .now())
-        if let frame {
-            writeSoon(frame, on: link)
-        } else {
-            write(message, on: link)  // not kept, but still sent
-        }
-    }
-
-    /// Peers that take part in the session: connected now, or connected before and expected back.
-    var members: [PeerRecord] {
-        peers.values.filter(\.isMember)
-    }
-
-    /// Sends a sequenced message to every member, connected or coming back.
-    func broadcastSequenced(_ message: Message) {
-        for peer in peers.values where peer.isMember { sendSequenced(message, to: peer) }  // no array per message
-    }
-
-    // MARK: - State
-
-    func info(of peer: PeerRecord) -> PeerInfo {
-        let ordered = peer.links.values.filter { $0 !== peer.active }.sorted {
-            $0.remoteDescription < $1.remoteDescription
-        }
-        let links = (peer.active.map { [$0] } ?? []) + ordered
-        let info = PeerInfo(
-            peerID: peer.id, name: peer.name, state: peer.state,
-            transport: peer.active?.transport.name ?? transports[0].name,
-            address: peer.active?.remoteDescription ?? endpoints(of: peer).first?.description,
-            links: links.map(\.info), endpoints: endpoints(of: peer),
-            rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: peer.route,
-            encrypted: peer.active?.security?.isEstablished ?? false)
-        return info
-    }
-
-    func publishState(of peer: PeerRecord) {
-        events.yield(.peerState(info(of: peer)))
-        if peer.state == .connected || peer.state == .connecting { peer.notConnectedReason = nil }
-        let connection = peer.connectionState
-        guard connection != peer.publishedConnection else { return }
-        peer.publishedConnection = connection
-        peerStateChanges.changed()
-        events.yield(.peerChanged(peer.id, connection))
-    }
-
-    func publishLink(_ link: Link, of peer: PeerRecord, closed: Bool = false) {
-        var info = link.info
-        if closed { info.state = .closed }
-        events.yield(.linkChanged(peer.id, info))
-    }
-
-    /// The set of connected peers changed: the applications adjust (a layout, a coordinator).
-    func membershipChanged() {
-        applications.forEach { $0.membershipChanged() }
     }
 }

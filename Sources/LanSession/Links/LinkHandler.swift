@@ -101,23 +101,23 @@ final class LinkHandler: ChannelInboundHandler {
     }
 }
 
-/// Hands received datagrams to the session core.
+/// Hands received datagrams to the session's datagram router.
 final class DatagramHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
-    private let core: SessionCore
+    private let router: DatagramRouter
 
-    init(core: SessionCore) {
-        self.core = core
+    init(router: DatagramRouter) {
+        self.router = router
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        core.datagramReceived(envelope.data, from: envelope.remoteAddress)
+        router.received(envelope.data, from: envelope.remoteAddress)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A datagram socket reports, for example, ICMP port unreachable from an earlier send; it stays open.
-        core.logger.debug("datagram socket: \(error)")
+        router.socketError(error)
     }
 }

@@ -146,10 +146,35 @@ final class ResourceFile: @unchecked Sendable {
     /// The SHA-256 of every byte read or written, in hex (lowercase).
     var digest: [UInt8] { Array(hasher.finalize()) }
 
-    /// Makes the written bytes durable, then moves the file to `destination` atomically (same directory).
-    func commit(to destination: String) throws(SessionError) {
+    /// Makes the written bytes durable, then gives the file the first of `candidate(1)`, `candidate(2)`, … (in its
+    /// directory) that no file has, never replacing one, even one that lands at the same moment; returns where it is.
+    func commit(choosing candidate: (Int) -> String) throws(SessionError) -> String {
         guard fsync(descriptor) == 0 else { throw Self.error("cannot sync \(path)") }
-        guard rename(path, destination) == 0 else { throw Self.error("cannot move \(path) to \(destination)") }
+        var number = 1
+        while true {
+            let destination = candidate(number)
+            // A hard link fails on a name that is taken, where a rename would replace it.
+            if link(path, destination) == 0 {
+                unlink(path)
+                return destination
+            }
+            switch errno {
+            case EEXIST:
+                number += 1
+            case EPERM, EXDEV, ENOTSUP, EMLINK:
+                // No hard links here (some file systems): a rename to a name free a moment ago.
+                guard !Self.exists(destination) else {
+                    number += 1
+                    continue
+                }
+                guard rename(path, destination) == 0 else {
+                    throw Self.error("cannot move \(path) to \(destination)")
+                }
+                return destination
+            default:
+                throw Self.error("cannot move \(path) to \(destination)")
+            }
+        }
     }
 
     /// Removes the file (a cancelled or failed transfer).

@@ -18,7 +18,7 @@ extension Session {
     /// Largest message ``send(_:to:mode:)`` takes unreliably, in bytes.
     public static let maxUnreliableMessageSize = Wire.maxUnreliableDataLength
     /// How far the writer of a byte stream may run ahead of its reader, in bytes.
-    public static let streamWindow = Int(SessionCore.streamWindow)
+    public static let streamWindow = Int(StreamMultiplexer.streamWindow)
 
     /// Sends an application's message to `peers` (every member when nil); the receivers get
     /// ``SessionEvent/data(from:bytes:reliable:)``.
@@ -67,7 +67,7 @@ extension Session {
     ) async throws(SessionError) -> TransferProgress {
         let (file, metadata) = try await offload { () throws(SessionError) in try ResourceFile.openForReading(path) }
         let name = name ?? String(path.split(separator: "/").last ?? "resource")
-        guard SessionCore.safeFileName(name) == name else {
+        guard Inbox.safeFileName(name) == name else {
             throw SessionError(.invalidArgument, "\"\(name)\" is not a file name")
         }
         var key = SHA256()
@@ -85,7 +85,7 @@ extension Session {
                 // Reading (and hashing) the next block overlaps with sending the current one. A block comes in pieces
                 // of one chunk each, which go on the wire without another copy.
                 let blockSize = 1 << 20
-                let pieceSize = SessionCore.chunkSize
+                let pieceSize = StreamMultiplexer.chunkSize
                 var remaining = metadata.size - from
                 let first = Int(min(remaining, UInt64(blockSize)))
                 var block = try await offload { () throws(SessionError) in
@@ -144,10 +144,7 @@ extension Session {
 extension Session {
     /// Where `peer` stands now.
     public func connectionState(of peer: PeerID) async throws(SessionError) -> PeerConnectionState {
-        try await call { core throws(SessionError) in
-            guard let record = core.peers[peer] else { throw core.noSuchMember(peer) }
-            return record.connectionState
-        }
+        try await call { core throws(SessionError) in try core.connectionState(of: peer) }
     }
 
     /// The states `peer` goes through from now on (``SessionEvent/peerChanged(_:_:)`` for that peer only), for one

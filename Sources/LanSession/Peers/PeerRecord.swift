@@ -1,7 +1,8 @@
 import NIOCore
 import WireCodec
 
-/// Everything the session keeps about one peer, across its links.
+/// What the session keeps about one peer's links: its paths, the active one, the reliable channel across them, and
+/// where it stands. What discovery, dials, datagrams and payloads keep about it lives with them, by peer id.
 final class PeerRecord {
     let id: PeerID
     var name = ""
@@ -14,55 +15,19 @@ final class PeerRecord {
     /// The link that carries the peer's data. The pair's leader chooses it; see ``LinkStateMachine``.
     var active: Link?
     var reliable: ReliableChannel
-    /// Endpoints learnt from discovery and from members, per record: a record that goes away takes only its own.
-    var discovered: [String: [Endpoint]] = [:]
-    /// Endpoints a handshake proved, with when; kept until the peer leaves.
-    var lastSucceeded: [Endpoint: NIODeadline] = [:]
-    /// Dials per endpoint: backoff, and whether one is under way or scheduled.
-    var dials: [Endpoint: DialState] = [:]
+    /// Payload bytes received since the last acknowledgement.
+    var unacknowledgedBytes = 0
     var everConnected = false
-    /// The peer said bye: do not redial until it shows up again.
+    /// The peer said bye, or refused for good: do not redial until it shows up again.
     var left = false
     /// Why it is not connected, when that is more than its state says: a bye's reason, a refusal, a disconnect.
     var notConnectedReason: PeerConnectionState.Reason?
     /// The last connection state published for it.
     var publishedConnection: PeerConnectionState?
-    /// The application's invitation of it (``Session/invite(_:context:timeout:)``), while unanswered.
-    var invite: PendingInvite?
 
-    /// An invitation the application sent, and who waits for its answer.
-    struct PendingInvite {
-        var context: [UInt8]
-        var timeout: Duration
-        var waiting: [EventLoopPromise<Void>]
-        var deadline: Scheduled<Void>
-    }
-    /// Round trips of datagram probes.
-    var datagramRTT = RoundTripEstimator()
-    var datagramAddress: SocketAddress?
-    /// Whether its datagrams get through, and when to probe them.
-    var prober: DatagramProber
-    var route: UnreliableRoute { prober.route }
-    var datagramSequence: UInt32 = 0
-    /// Applications' data waiting for room on the reliable channel, in order.
-    var outbox: [PendingData] = []
-    /// Payload bytes received since the last acknowledgement.
-    var unacknowledgedBytes = 0
-
-    /// One endpoint's dials.
-    struct DialState {
-        var backoff: Backoff
-        /// The last dial failed: the next one waits for the backoff.
-        var failed = false
-        var inFlight = false
-        var scheduled: Scheduled<Void>?
-    }
-
-    init(id: PeerID, configuration: SessionConfiguration) {
+    init(id: PeerID, replayBufferMessages: Int, replayBufferBytes: Int) {
         self.id = id
-        self.reliable = ReliableChannel(
-            maxMessages: configuration.replayBufferMessages, maxBytes: configuration.replayBufferBytes)
-        self.prober = DatagramProber(configuration: configuration)
+        self.reliable = ReliableChannel(maxMessages: replayBufferMessages, maxBytes: replayBufferBytes)
     }
 
     var isConnected: Bool { state == .connected }
@@ -89,8 +54,13 @@ final class PeerRecord {
         return active
     }
 
-    /// The datagram token of the active link.
-    var linkToken: UInt64? { active?.machine.token }
+    /// The paths of its open links.
+    var coveredPaths: Set<PathKey> { Set(links.values.filter(\.isOpen).map(\.path)) }
+
+    /// Its open link on `path` other than `link`, if any.
+    func otherLink(on path: PathKey, besides link: Link) -> Link? {
+        links.values.first { $0 !== link && $0.path == path && $0.isOpen }
+    }
 
     /// Round trips of the active link.
     var rtt: RoundTripEstimator { active?.rtt ?? RoundTripEstimator() }

@@ -1,15 +1,35 @@
 import Logging
 import NIOCore
-import NIOPosix
 import WireCodec
 
-extension SessionCore {
+/// What the stream multiplexer needs from the session.
+protocol StreamMultiplexerDelegate: AnyObject {
+    /// Sends a sequenced message to `peer`, a member: numbered, kept for resending, written when its link carries data.
+    func sendSequenced(_ message: Message, to peer: PeerID)
+    /// Whether `peer`'s reliable channel has room for `bytes` more in `messages` more frames.
+    func reliableChannel(of peer: PeerID, hasRoomFor bytes: Int, messages: Int) -> Bool
+    /// The bytes sent to `peer` and not acknowledged yet.
+    func unacknowledgedBytes(to peer: PeerID) -> Int
+    /// The display name of `peer`, for messages.
+    func name(of peer: PeerID) -> String
+    /// Hands `event` to the session's subscribers.
+    func emit(_ event: SessionEvent)
+    /// A peer opened a byte stream that is taken: the application reads it through a handle.
+    func byteStreamOpened(from peer: PeerID, name: String, id: UInt32)
+}
+
+/// The payloads any application sends, on the reliable channel of each peer: its data messages, byte streams and
+/// resources (files), with flow control by credit (docs/wire-format.md, section 10).
+///
+/// Data waits, per peer, for room on the reliable channel (it is never dropped); chunks of streams go while the
+/// receiver's credit allows and the peer's unacknowledged bytes stay under ``bulkLimit``, and after any waiting data,
+/// so that a transfer holds a small message back by that much at most. Resources land in the ``Inbox``, off the loop.
+final class StreamMultiplexer {
     /// Bytes a byte stream's reader may fall behind by: the opener's credit beyond what was read.
     static let streamWindow: UInt64 = 256 << 10
     /// Bytes a resource's receiver takes beyond what is on its disk.
     static let resourceWindow: UInt64 = 2 << 20
-    /// Unacknowledged bytes on a peer's reliable channel above which stream chunks wait, so that a big transfer holds
-    /// a small message back by this much at most.
+    /// Unacknowledged bytes on a peer's reliable channel above which stream chunks wait.
     static let bulkLimit = 192 << 10
     /// Bytes per `streamChunk`.
     static let chunkSize = 60 << 10
@@ -19,84 +39,81 @@ extension SessionCore {
     /// Least time between two progress events of one transfer.
     static let progressInterval = TimeAmount.milliseconds(100)
 
+    weak var delegate: (any StreamMultiplexerDelegate)?
+    private let loop: any EventLoop
+    private let logger: Logger
+    /// Where resources land; nil: they are declined.
+    private let inbox: Inbox?
+    /// Whether byte streams opened by peers are taken.
+    private let acceptsByteStreams: Bool
+
+    /// Streams this peer opened, and streams peers opened to it.
+    private var outgoing: [StreamKey: OutgoingStreamState] = [:]
+    private var incoming: [StreamKey: IncomingStreamState] = [:]
+    private var nextStreamID: UInt32 = 1
+    /// Why recently ended streams this peer opened ended, for the writer's next call.
+    private var endedStreams: [StreamKey: SessionError] = [:]
+    /// Applications' data waiting for room on each peer's reliable channel, in order.
+    private var outboxes: [PeerID: [PendingData]] = [:]
+
+    init(
+        loop: any EventLoop, logger: Logger, inbox: Inbox?, acceptsByteStreams: Bool
+    ) {
+        self.loop = loop
+        self.logger = logger
+        self.inbox = inbox
+        self.acceptsByteStreams = acceptsByteStreams
+    }
+
+    private func name(of peer: PeerID) -> String { delegate?.name(of: peer) ?? "" }
+
     // MARK: - Data
 
-    /// Sends an application's message to `ids` (every member when nil). Reliable data waits, per peer, for room on
-    /// the reliable channel (it is never dropped); unreliable data goes as a datagram where they get through.
-    /// Returns nil when the message is on every peer's channel already, otherwise the future of the peers whose
-    /// replay buffer is short of room (it succeeds as acknowledgements free room).
-    func sendData(_ bytes: [UInt8], to ids: [PeerID]?, reliable: Bool) throws(SessionError) -> EventLoopFuture<Void>? {
-        let limit = reliable ? Wire.maxDataLength : Wire.maxUnreliableDataLength
-        guard bytes.count <= limit else {
-            throw SessionError(
-                .messageTooLarge,
-                "\(reliable ? "" : "unreliable ")data is at most \(limit) bytes; this is \(bytes.count) "
-                    + "(use a stream or a resource for more)")
-        }
-        let targets: [PeerRecord]
-        if let ids {
-            var found: [PeerRecord] = []
-            for id in ids {
-                guard let peer = peers[id], peer.isMember else { throw noSuchMember(id) }
-                found.append(peer)
-            }
-            targets = found
-        } else {
-            targets = members
-        }
-        let message = Message.data(bytes)
-        guard reliable else {
-            for peer in targets where peer.isConnected { sendUnreliable(message, to: peer) }
-            return nil
-        }
+    /// Sends an application's reliable `data` to `peers` (members): at once where the reliable channel has room,
+    /// otherwise after what waits for that peer. Returns nil when it is on every peer's channel already, otherwise
+    /// the future of the peers short of room (it succeeds as acknowledgements free room).
+    func sendData(_ message: Message, to peers: [PeerID]) -> EventLoopFuture<Void>? {
         var waiting: [EventLoopFuture<Void>] = []
-        let size = bytes.count + 8
-        for peer in targets {
-            if peer.outbox.isEmpty && hasRoomForData(peer, size: size) {
-                sendSequenced(message, to: peer)
+        let size = message.approximateSize
+        for peer in peers {
+            if outboxes[peer, default: []].isEmpty && hasRoomForData(peer, size: size) {
+                delegate?.sendSequenced(message, to: peer)
             } else {
                 let promise = loop.makePromise(of: Void.self)
-                peer.outbox.append(PendingData(message: message, promise: promise))
+                outboxes[peer, default: []].append(PendingData(message: message, promise: promise))
                 waiting.append(promise.futureResult)
             }
         }
         return waiting.isEmpty ? nil : EventLoopFuture.andAllSucceed(waiting, on: loop)
     }
 
-    func noSuchMember(_ id: PeerID) -> SessionError {
-        let known = members.map { "\($0.name.isEmpty ? "?" : $0.name) (\($0.id))" }.sorted()
-        return SessionError(
-            .noSuchPeer,
-            "\(id) is not a member of the session; members: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
-    }
-
-    private func hasRoomForData(_ peer: PeerRecord, size: Int) -> Bool {
-        peer.reliable.hasRoom(
-            bytes: size + Self.reservedReplayBytes, messages: 1 + Self.reservedReplayMessages)
+    private func hasRoomForData(_ peer: PeerID, size: Int) -> Bool {
+        delegate?.reliableChannel(
+            of: peer, hasRoomFor: size + Self.reservedReplayBytes, messages: 1 + Self.reservedReplayMessages) ?? false
     }
 
     /// Acknowledgements or a resume freed room on `peer`'s reliable channel: waiting data goes first, then chunks.
-    func reliableRoomFreed(_ peer: PeerRecord) {
-        while let first = peer.outbox.first, hasRoomForData(peer, size: first.message.approximateSize) {
-            peer.outbox.removeFirst()
-            sendSequenced(first.message, to: peer)
+    func roomFreed(for peer: PeerID) {
+        while let first = outboxes[peer]?.first, hasRoomForData(peer, size: first.message.approximateSize) {
+            outboxes[peer]!.removeFirst()
+            delegate?.sendSequenced(first.message, to: peer)
             first.promise.succeed()
         }
-        guard peer.outbox.isEmpty else { return }
-        for stream in outgoing.values where stream.key.peer == peer.id && stream.parked != nil {
-            pump(stream, peer: peer)
+        if outboxes[peer]?.isEmpty == true { outboxes[peer] = nil }
+        guard outboxes[peer] == nil else { return }
+        for stream in outgoing.values where stream.key.peer == peer && stream.parked != nil {
+            pump(stream)
         }
     }
 
     // MARK: - Opener
 
-    /// Opens a stream to a member; succeeds with the stream's number and where the receiver wants the bytes to
+    /// Opens a stream to `peer`, a member; succeeds with the stream's number and where the receiver wants the bytes to
     /// start (0, or what a partial file of a resource holds), once the receiver granted its first credit.
-    func openStream(
-        to id: PeerID, kind: StreamKind, name: String, size: UInt64, resumeKey: [UInt8],
+    func open(
+        to peer: PeerID, kind: StreamKind, name: String, size: UInt64, resumeKey: [UInt8],
         onProgress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> EventLoopFuture<(UInt32, UInt64)> {
-        guard let peer = peers[id], peer.isMember else { return loop.makeFailedFuture(noSuchMember(id)) }
         guard name.utf8.count <= Wire.maxStreamNameLength, !name.isEmpty else {
             return loop.makeFailedFuture(
                 SessionError(.invalidArgument, "a stream name is 1...\(Wire.maxStreamNameLength) bytes of UTF-8"))
@@ -107,24 +124,24 @@ extension SessionCore {
         if kind == .resource, resumeKey.count != Wire.resumeKeyLength {
             return loop.makeFailedFuture(SessionError(.invalidArgument, "a resource needs a resume key"))
         }
-        let key = StreamKey(peer: id, id: streamID)
+        let key = StreamKey(peer: peer, id: streamID)
         let promise = loop.makePromise(of: UInt64.self)
         let stream = OutgoingStreamState(key: key, kind: kind, name: name, size: size, opened: promise)
         stream.onProgress = onProgress
         outgoing[key] = stream
         let key16 =
             resumeKey.count == Wire.resumeKeyLength ? resumeKey : [UInt8](repeating: 0, count: Wire.resumeKeyLength)
-        sendSequenced(
+        delegate?.sendSequenced(
             .streamOpen(StreamOpen(id: streamID, kind: kind, name: name, size: size, resumeKey: key16)), to: peer)
         logger.debug(
-            "opened \(kind) stream \(streamID) \"\(name)\" to \(peer.name)",
-            metadata: ["peer": "\(id)", "size": "\(size)"])
+            "opened \(kind) stream \(streamID) \"\(name)\" to \(self.name(of: peer))",
+            metadata: ["peer": "\(peer)", "size": "\(size)"])
         return promise.futureResult.map { (streamID, $0) }
     }
 
     /// Queues `pieces` on an open stream, in order; succeeds once every byte is on the reliable channel. A piece of at
     /// most `chunkSize` bytes goes as one chunk without a copy.
-    func writeStream(_ key: StreamKey, _ pieces: [[UInt8]]) -> EventLoopFuture<Void> {
+    func write(_ key: StreamKey, _ pieces: [[UInt8]]) -> EventLoopFuture<Void> {
         guard let stream = outgoing[key], case .open = stream.phase else {
             return loop.makeFailedFuture(notOpen(key))
         }
@@ -137,20 +154,24 @@ extension SessionCore {
         }
         let promise = loop.makePromise(of: Void.self)
         stream.parked = OutgoingStreamState.Write(pieces: pieces.filter { !$0.isEmpty }, promise: promise)
-        if let peer = peers[key.peer] { pump(stream, peer: peer) }
+        pump(stream)
         return promise.futureResult
     }
 
     /// Sends what credit and the reliable channel's room allow of a stream's waiting write.
-    private func pump(_ stream: OutgoingStreamState, peer: PeerRecord) {
+    private func pump(_ stream: OutgoingStreamState) {
         guard var parked = stream.parked else { return }
+        let peer = stream.key.peer
         while parked.piece < parked.pieces.count {
             let piece = parked.pieces[parked.piece]
             let allowed = stream.limit > stream.sent ? stream.limit - stream.sent : 0
             let count = min(Self.chunkSize, piece.count - parked.done, Int(min(allowed, UInt64(Int.max))))
-            guard count > 0, peer.reliable.replayBytes < Self.bulkLimit, peer.outbox.isEmpty else { break }
+            guard count > 0, (delegate?.unacknowledgedBytes(to: peer) ?? .max) < Self.bulkLimit,
+                outboxes[peer]?.isEmpty ?? true
+            else { break }
             let chunk = count == piece.count ? piece : Array(piece[parked.done..<(parked.done + count)])
-            sendSequenced(.streamChunk(StreamChunk(id: stream.key.id, offset: stream.sent, bytes: chunk)), to: peer)
+            delegate?.sendSequenced(
+                .streamChunk(StreamChunk(id: stream.key.id, offset: stream.sent, bytes: chunk)), to: peer)
             stream.sent += UInt64(count)
             parked.done += count
             if parked.done == piece.count {
@@ -168,11 +189,11 @@ extension SessionCore {
     }
 
     /// Ends an open stream: for a resource, with its digest, and succeeds once the receiver verified it.
-    func finishOutgoing(_ key: StreamKey, digest: [UInt8]) -> EventLoopFuture<Void> {
-        guard let stream = outgoing[key], case .open = stream.phase, let peer = peers[key.peer] else {
+    func finish(_ key: StreamKey, digest: [UInt8]) -> EventLoopFuture<Void> {
+        guard let stream = outgoing[key], case .open = stream.phase else {
             return loop.makeFailedFuture(notOpen(key))
         }
-        endStream(key.id, to: peer, fromOpener: true, .finished, digest: digest)
+        end(key.id, to: key.peer, fromOpener: true, .finished, digest: digest)
         guard stream.kind == .resource else {
             outgoing[key] = nil
             return loop.makeSucceededVoidFuture()
@@ -183,13 +204,13 @@ extension SessionCore {
     }
 
     /// Sends `streamEnd` for stream `id` to `peer`, the reason cut to its limit at a character boundary.
-    func endStream(
-        _ id: UInt32, to peer: PeerRecord, fromOpener: Bool, _ status: StreamStatus, digest: [UInt8] = [],
+    private func end(
+        _ id: UInt32, to peer: PeerID, fromOpener: Bool, _ status: StreamStatus, digest: [UInt8] = [],
         reason: String = ""
     ) {
         var cut = reason
         while cut.utf8.count > Wire.maxStreamReasonLength { cut.removeLast() }
-        sendSequenced(
+        delegate?.sendSequenced(
             .streamEnd(StreamEnd(id: id, fromOpener: fromOpener, status: status, digest: digest, reason: cut)),
             to: peer)
     }
@@ -197,9 +218,8 @@ extension SessionCore {
     /// Cancels a stream this peer opened; the receiver is told, and a waiting write fails.
     func cancelOutgoing(_ key: StreamKey, reason: String) {
         guard let stream = outgoing.removeValue(forKey: key) else { return }
-        if let peer = peers[key.peer] { endStream(key.id, to: peer, fromOpener: true, .cancelled, reason: reason) }
-        let error = SessionError(.cancelled, "cancelled: \(reason)")
-        fail(stream, error)
+        end(key.id, to: key.peer, fromOpener: true, .cancelled, reason: reason)
+        fail(stream, SessionError(.cancelled, "cancelled: \(reason)"))
         if stream.kind == .resource { reportSending(stream, phase: .cancelled(byPeer: false, reason: reason)) }
     }
 
@@ -230,13 +250,13 @@ extension SessionCore {
             name: stream.name, bytes: stream.sent, total: stream.size, resumedFrom: stream.resumedFrom,
             phase: phase)
         stream.onProgress?(progress)
-        events.yield(.transfer(progress))
+        delegate?.emit(.transfer(progress))
     }
 
     // MARK: - Receiver
 
     /// The next chunk of a byte stream from a peer, waiting for one; nil at its end.
-    func readStream(_ key: StreamKey) -> EventLoopFuture<[UInt8]?> {
+    func read(_ key: StreamKey) -> EventLoopFuture<[UInt8]?> {
         guard let stream = incoming[key], stream.kind == .bytes else {
             return loop.makeFailedFuture(SessionError(.cancelled, "stream \(key.id) from \(key.peer) is closed"))
         }
@@ -262,11 +282,11 @@ extension SessionCore {
     /// Cancels a stream or a transfer from its receiver's side: the opener is told; a partial file is removed.
     func cancelIncoming(_ key: StreamKey, reason: String) {
         guard let stream = incoming.removeValue(forKey: key) else { return }
-        if let peer = peers[key.peer] { endStream(key.id, to: peer, fromOpener: false, .cancelled, reason: reason) }
+        end(key.id, to: key.peer, fromOpener: false, .cancelled, reason: reason)
         stream.reader?.fail(SessionError(.cancelled, "cancelled: \(reason)"))
         stream.reader = nil
         if stream.kind == .resource {
-            stream.file?.remove()
+            if let file = stream.file { inbox?.remove(file) }
             reportReceiving(stream, phase: .cancelled(byPeer: false, reason: reason))
         }
     }
@@ -302,12 +322,11 @@ extension SessionCore {
 
     private func grantIfDue(_ stream: IncomingStreamState, progress: UInt64, window: UInt64) {
         let limit = stream.kind == .resource ? min(progress + window, stream.size) : progress + window
-        guard limit > stream.granted, limit - stream.granted >= window / 4 || limit == stream.size,
-            let peer = peers[stream.key.peer]
-        else { return }
+        guard limit > stream.granted, limit - stream.granted >= window / 4 || limit == stream.size else { return }
         stream.granted = limit
-        sendSequenced(
-            .streamCredit(StreamCredit(id: stream.key.id, received: stream.received, limit: limit)), to: peer)
+        delegate?.sendSequenced(
+            .streamCredit(StreamCredit(id: stream.key.id, received: stream.received, limit: limit)),
+            to: stream.key.peer)
     }
 
     private func reportReceiving(_ stream: IncomingStreamState, phase: TransferProgress.Phase) {
@@ -316,7 +335,7 @@ extension SessionCore {
             guard now - stream.lastProgress >= Self.progressInterval else { return }
             stream.lastProgress = now
         }
-        events.yield(
+        delegate?.emit(
             .transfer(
                 TransferProgress(
                     id: TransferID(peer: stream.key.peer, stream: stream.key.id, direction: .receiving),
@@ -326,74 +345,79 @@ extension SessionCore {
 
     // MARK: - Messages from peers
 
-    func receivedStreamOpen(_ open: StreamOpen, from peer: PeerRecord) {
-        let key = StreamKey(peer: peer.id, id: open.id)
+    /// A payload message from `peer` on its reliable channel: `streamOpen`, `streamChunk`, `streamCredit` or
+    /// `streamEnd`.
+    func received(_ message: Message, from peer: PeerID) {
+        switch message {
+        case .streamOpen(let open): receivedOpen(open, from: peer)
+        case .streamChunk(let chunk): receivedChunk(chunk, from: peer)
+        case .streamCredit(let credit): receivedCredit(credit, from: peer)
+        case .streamEnd(let end): receivedEnd(end, from: peer)
+        default: break
+        }
+    }
+
+    private func receivedOpen(_ open: StreamOpen, from peer: PeerID) {
+        let key = StreamKey(peer: peer, id: open.id)
         guard incoming[key] == nil else {
-            logger.debug("\(peer.name) reopened stream \(open.id); ignored")
+            logger.debug("\(name(of: peer)) reopened stream \(open.id); ignored")
             return
         }
         let stream = IncomingStreamState(key: key, kind: open.kind, name: open.name, size: open.size)
         guard open.kind == .resource else {
-            guard configuration.acceptsByteStreams else {
+            guard acceptsByteStreams else {
                 refuse(open.id, from: peer, .declined, "this peer takes no byte streams")
                 return
             }
             incoming[key] = stream
             grantIfDue(stream, progress: 0, window: Self.streamWindow)
-            if let owner {
-                events.yield(
-                    .streamOpened(IncomingByteStream(peer: peer.id, name: open.name, id: open.id, session: owner)))
-            }
+            delegate?.byteStreamOpened(from: peer, name: open.name, id: open.id)
             return
         }
-        guard let inbox = configuration.inbox else {
+        guard let inbox else {
             refuse(open.id, from: peer, .declined, "this peer takes no resources (it has no inbox)")
             return
         }
-        guard let name = Self.safeFileName(open.name) else {
+        guard let name = Inbox.safeFileName(open.name) else {
             refuse(open.id, from: peer, .declined, "the name \"\(open.name)\" is not a file name")
             return
         }
         incoming[key] = stream
-        let partial = "\(inbox)/.partial-\(peer.id)-\(open.resumeKey.hexString)"
         let size = open.size
         let bound = NIOLoopBound(self, eventLoop: loop)
         let boundStream = NIOLoopBound(stream, eventLoop: loop)
-        logger.debug("receiving \"\(name)\" (\(size) bytes) from \(peer.name)", metadata: ["peer": "\(peer.id)"])
-        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> ResourceFile in
-            try ResourceFile.openPartial(partial, limit: size)
-        }.hop(to: loop).whenComplete { result in
-            let core = bound.value
+        logger.debug(
+            "receiving \"\(name)\" (\(size) bytes) from \(self.name(of: peer))", metadata: ["peer": "\(peer)"])
+        inbox.openPartial(from: peer, key: open.resumeKey, size: size, on: loop).whenComplete { result in
+            let multiplexer = bound.value
             let stream = boundStream.value
-            guard core.incoming[key] === stream else { return }  // cancelled meanwhile
+            guard multiplexer.incoming[key] === stream else { return }  // cancelled meanwhile
             switch result {
             case .success(let file):
                 stream.file = file
                 stream.received = file.offset
                 stream.written = file.offset
                 stream.resumedFrom = file.offset
-                core.reportReceiving(stream, phase: .started)
-                core.grantIfDue(stream, progress: stream.written, window: Self.resourceWindow)
-                if stream.granted == 0 && size == 0 { core.grantEmpty(stream) }
+                multiplexer.reportReceiving(stream, phase: .started)
+                multiplexer.grantIfDue(stream, progress: stream.written, window: Self.resourceWindow)
+                if stream.granted == 0 && size == 0 {
+                    // A resource of 0 bytes still needs a first credit to start.
+                    multiplexer.delegate?.sendSequenced(
+                        .streamCredit(StreamCredit(id: key.id, received: 0, limit: 0)), to: peer)
+                }
             case .failure(let error):
-                core.failIncoming(stream, "\(error)")
+                multiplexer.failIncoming(stream, "\(error)")
             }
         }
     }
 
-    /// A resource of 0 bytes still needs a first credit to start.
-    private func grantEmpty(_ stream: IncomingStreamState) {
-        guard let peer = peers[stream.key.peer] else { return }
-        sendSequenced(.streamCredit(StreamCredit(id: stream.key.id, received: 0, limit: 0)), to: peer)
+    private func refuse(_ id: UInt32, from peer: PeerID, _ status: StreamStatus, _ reason: String) {
+        logger.debug("refusing stream \(id) of \(name(of: peer)): \(reason)")
+        end(id, to: peer, fromOpener: false, status, reason: reason)
     }
 
-    private func refuse(_ id: UInt32, from peer: PeerRecord, _ status: StreamStatus, _ reason: String) {
-        logger.debug("refusing stream \(id) of \(peer.name): \(reason)")
-        endStream(id, to: peer, fromOpener: false, status, reason: reason)
-    }
-
-    func receivedStreamChunk(_ chunk: StreamChunk, from peer: PeerRecord) {
-        let key = StreamKey(peer: peer.id, id: chunk.id)
+    private func receivedChunk(_ chunk: StreamChunk, from peer: PeerID) {
+        let key = StreamKey(peer: peer, id: chunk.id)
         guard let stream = incoming[key] else { return }  // cancelled here; the opener learns it
         let end = stream.received + UInt64(chunk.bytes.count)
         guard stream.ready, chunk.offset == stream.received, end <= stream.granted,
@@ -421,7 +445,7 @@ extension SessionCore {
 
     /// Writes a resource's waiting chunks, one write at a time, off the event loop.
     private func writePending(_ stream: IncomingStreamState) {
-        guard !stream.writing, let file = stream.file else { return }
+        guard !stream.writing, let file = stream.file, let inbox else { return }
         guard !stream.pending.isEmpty else {
             if stream.end != nil { finishIncoming(stream) }
             return
@@ -431,62 +455,52 @@ extension SessionCore {
         stream.writing = true
         let bound = NIOLoopBound(self, eventLoop: loop)
         let boundStream = NIOLoopBound(stream, eventLoop: loop)
-        let gate = configuration.inboxGate
-        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> UInt64 in
-            gate?.pass(at: file.offset)
-            try file.write(chunks)
-            return file.offset
-        }.hop(to: loop).whenComplete { result in
-            let core = bound.value
+        inbox.write(chunks, to: file, on: loop).whenComplete { result in
+            let multiplexer = bound.value
             let stream = boundStream.value
             stream.writing = false
-            guard core.incoming[stream.key] === stream else { return }
+            guard multiplexer.incoming[stream.key] === stream else { return }
             switch result {
             case .success(let offset):
                 stream.written = offset
-                core.reportReceiving(stream, phase: .inProgress)
-                core.grantIfDue(stream, progress: offset, window: Self.resourceWindow)
-                core.writePending(stream)
+                multiplexer.reportReceiving(stream, phase: .inProgress)
+                multiplexer.grantIfDue(stream, progress: offset, window: Self.resourceWindow)
+                multiplexer.writePending(stream)
             case .failure(let error):
-                core.failIncoming(stream, "\(error)")
+                multiplexer.failIncoming(stream, "\(error)")
             }
         }
     }
 
     /// Every byte of a resource is on disk and the opener sent its digest: verify, then move into place.
     private func finishIncoming(_ stream: IncomingStreamState) {
-        guard let end = stream.end, let file = stream.file, let inbox = configuration.inbox else { return }
+        guard let end = stream.end, let file = stream.file, let inbox else { return }
         guard stream.written == stream.size else {
             failIncoming(stream, "the opener finished at \(stream.written) of \(stream.size) bytes")
             return
         }
         let digest = file.digest
         guard digest == end.digest else {
-            file.remove()
+            inbox.remove(file)
             failIncoming(
                 stream, "SHA-256 mismatch: received \(digest.hexString), the sender's is \(end.digest.hexString)")
             return
         }
-        let destination = Self.freePath(in: inbox, for: Self.safeFileName(stream.name) ?? "resource")
         let bound = NIOLoopBound(self, eventLoop: loop)
         let boundStream = NIOLoopBound(stream, eventLoop: loop)
         stream.writing = true
-        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws in
-            try file.commit(to: destination)
-        }.hop(to: loop).whenComplete { result in
-            let core = bound.value
+        inbox.commit(file, as: Inbox.safeFileName(stream.name) ?? "resource", on: loop).whenComplete { result in
+            let multiplexer = bound.value
             let stream = boundStream.value
             stream.writing = false
             switch result {
-            case .success:
-                core.incoming[stream.key] = nil
-                if let peer = core.peers[stream.key.peer] {
-                    core.endStream(stream.key.id, to: peer, fromOpener: false, .finished, digest: digest)
-                }
-                core.logger.debug("received \"\(stream.name)\" into \(destination)")
-                core.reportReceiving(stream, phase: .finished(path: destination, sha256: digest.hexString))
+            case .success(let destination):
+                multiplexer.incoming[stream.key] = nil
+                multiplexer.end(stream.key.id, to: stream.key.peer, fromOpener: false, .finished, digest: digest)
+                multiplexer.logger.debug("received \"\(stream.name)\" into \(destination)")
+                multiplexer.reportReceiving(stream, phase: .finished(path: destination, sha256: digest.hexString))
             case .failure(let error):
-                core.failIncoming(stream, "\(error)")
+                multiplexer.failIncoming(stream, "\(error)")
             }
         }
     }
@@ -495,16 +509,14 @@ extension SessionCore {
     private func failIncoming(_ stream: IncomingStreamState, _ reason: String) {
         incoming[stream.key] = nil
         logger.debug("stream \(stream.key.id) from \(stream.key.peer) failed: \(reason)")
-        if let peer = peers[stream.key.peer] {
-            endStream(stream.key.id, to: peer, fromOpener: false, .failed, reason: reason)
-        }
+        end(stream.key.id, to: stream.key.peer, fromOpener: false, .failed, reason: reason)
         stream.reader?.fail(SessionError(.transferFailed, reason))
         stream.reader = nil
         if stream.kind == .resource { reportReceiving(stream, phase: .failed(reason)) }
     }
 
-    func receivedStreamCredit(_ credit: StreamCredit, from peer: PeerRecord) {
-        let key = StreamKey(peer: peer.id, id: credit.id)
+    private func receivedCredit(_ credit: StreamCredit, from peer: PeerID) {
+        let key = StreamKey(peer: peer, id: credit.id)
         guard let stream = outgoing[key] else { return }
         if case .opening(let promise) = stream.phase {
             guard stream.kind != .resource || credit.received <= stream.size else {
@@ -520,11 +532,11 @@ extension SessionCore {
             return
         }
         stream.limit = max(stream.limit, credit.limit)
-        pump(stream, peer: peer)
+        pump(stream)
     }
 
-    func receivedStreamEnd(_ end: StreamEnd, from peer: PeerRecord) {
-        let key = StreamKey(peer: peer.id, id: end.id)
+    private func receivedEnd(_ end: StreamEnd, from peer: PeerID) {
+        let key = StreamKey(peer: peer, id: end.id)
         if end.fromOpener {
             guard let stream = incoming[key] else { return }
             stream.end = end
@@ -536,7 +548,7 @@ extension SessionCore {
                 stream.reader?.fail(SessionError(.cancelled, "the opener ended the stream: \(end.describe)"))
                 stream.reader = nil
                 if stream.kind == .resource {
-                    stream.file?.remove()
+                    if let file = stream.file { inbox?.remove(file) }
                     reportReceiving(stream, phase: .cancelled(byPeer: true, reason: end.reason))
                 }
             } else if stream.kind == .resource {
@@ -560,7 +572,8 @@ extension SessionCore {
                 case .cancelled: .cancelled
                 default: .transferFailed
                 }
-            fail(stream, SessionError(code, "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) \(end.describe)"))
+            let name = name(of: peer)
+            fail(stream, SessionError(code, "\(name.isEmpty ? "\(peer)" : name) \(end.describe)"))
             if stream.kind == .resource {
                 reportSending(
                     stream,
@@ -570,46 +583,23 @@ extension SessionCore {
         }
     }
 
-    /// Every stream with `peer` ends: it restarted or left, and what it held died with it. Partial files stay.
-    func streamsEnded(with peer: PeerRecord, reason: String) {
-        for (key, stream) in outgoing where key.peer == peer.id {
+    /// Every stream with `peer` ends: it restarted or left, and what it held died with it. Partial files stay; data
+    /// waiting for room fails.
+    func peerGone(_ peer: PeerID, reason: String) {
+        for (key, stream) in outgoing where key.peer == peer {
             outgoing[key] = nil
             fail(stream, SessionError(.transferFailed, reason))
             if stream.kind == .resource { reportSending(stream, phase: .failed(reason)) }
         }
-        for (key, stream) in incoming where key.peer == peer.id {
+        for (key, stream) in incoming where key.peer == peer {
             incoming[key] = nil
             stream.reader?.fail(SessionError(.transferFailed, reason))
             stream.reader = nil
             if stream.kind == .resource { reportReceiving(stream, phase: .failed(reason)) }
         }
-        for pending in peer.outbox { pending.promise.fail(SessionError(.transferFailed, reason)) }
-        peer.outbox = []
-    }
-
-    // MARK: - Files
-
-    /// The last path component of `name`, if it is a usable file name.
-    static func safeFileName(_ name: String) -> String? {
-        let base = name.split(separator: "/").last.map(String.init) ?? ""
-        guard !base.isEmpty, base != ".", base != "..", !base.hasPrefix(".partial-"),
-            !base.utf8.contains(0)
-        else { return nil }
-        return base
-    }
-
-    /// `inbox/name`, or `inbox/name (2)`, … if taken.
-    static func freePath(in inbox: String, for name: String) -> String {
-        var candidate = "\(inbox)/\(name)"
-        var number = 2
-        while ResourceFile.exists(candidate) {
-            let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
-            let stem = dot.map { String(name[..<$0]) } ?? name
-            let suffix = dot.map { String(name[$0...]) } ?? ""
-            candidate = "\(inbox)/\(stem) (\(number))\(suffix)"
-            number += 1
+        for pending in outboxes.removeValue(forKey: peer) ?? [] {
+            pending.promise.fail(SessionError(.transferFailed, reason))
         }
-        return candidate
     }
 }
 
@@ -624,6 +614,7 @@ extension Message {
     var approximateSize: Int {
         switch self {
         case .data(let bytes): bytes.count + 8
+        case .appMessage(let message): message.bytes.count + 9
         case .streamChunk(let chunk): chunk.bytes.count + 16
         default: 64
         }

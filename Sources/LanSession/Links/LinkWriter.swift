@@ -1,9 +1,11 @@
+import Logging
 import NIOCore
+import WireCodec
 
-/// Sequenced messages leave in bursts: a burst of increments or data messages from the application goes out in a
-/// few system calls per link instead of one per message, and a lone message waits for nothing. Link control (pings,
-/// pongs, acknowledgements, the handshake) goes at once (``writeNow(_:on:)``), after whatever is pending, with no
-/// task on the round trip's path.
+/// Writes frames on links. Link control (pings, pongs, acknowledgements, the handshake) goes at once
+/// (``write(_:on:)``, ``writeNow(_:on:)``), after whatever is pending, with no task on a round trip's path. Sequenced
+/// messages leave in bursts (``writeSoon(_:on:)``): a burst of increments or data messages goes out in a few system
+/// calls per link instead of one per message, and a lone message waits for nothing.
 ///
 /// The first sequenced frame written on a link in a burst of work on the loop goes out at once and opens the burst:
 /// one task is queued, which runs once the loop has done what is queued now (the rest of the read, the other calls
@@ -11,11 +13,35 @@ import NIOCore
 /// frame of `coalescingLimit` bytes or more is worth a write of its own and goes at once, after what is pending.
 /// Frames are copied, never kept as slices of the replay buffer, so that appending to the replay buffer does not copy
 /// it while a write is outstanding.
-extension SessionCore {
+final class LinkWriter {
     /// Frames this large go in a write of their own.
     static let coalescingLimit = 16 << 10
     /// A pending buffer this full is written at once.
     static let pendingLimit = 64 << 10
+
+    private let loop: any EventLoop
+    private let logger: Logger
+    /// Links with frames pending, and whether the task that writes them is queued.
+    private var linksToFlush: [Link] = []
+    private var flushScheduled = false
+
+    init(loop: any EventLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+    }
+
+    /// Encodes `message` and writes it on `link` now, after what is pending.
+    func write(_ message: Message, on link: Link) {
+        var buffer = link.channel.allocator.buffer(capacity: 16)
+        do {
+            try buffer.writeFrame(message)
+        } catch {
+            logger.debug("cannot encode \(message.kind): \(error)")
+            return
+        }
+        link.liveness.didSend(at: .now())
+        writeNow(buffer, on: link)
+    }
 
     /// Writes `frame` on `link`: now when it opens a burst or is large, otherwise with the burst's end.
     func writeSoon(_ frame: ByteBuffer, on link: Link) {
@@ -25,7 +51,7 @@ extension SessionCore {
             if !flushScheduled {
                 flushScheduled = true
                 let bound = NIOLoopBound(self, eventLoop: loop)
-                loop.execute { bound.value.flushLinks() }
+                loop.execute { bound.value.flush() }
             }
             link.channel.writeAndFlush(frame, promise: nil)
             return
@@ -49,7 +75,8 @@ extension SessionCore {
         link.channel.writeAndFlush(frame, promise: nil)
     }
 
-    /// Writes what `link` has pending, if anything.
+    /// Writes what `link` has pending, if anything: before anything that changes what a write means on the wire
+    /// (sealing starts, the link closes, an activation resends).
     func writePending(of link: Link) {
         guard let pending = link.pending else { return }
         link.pending = nil
@@ -57,7 +84,7 @@ extension SessionCore {
     }
 
     /// The end of a burst: writes every link's pending frames.
-    func flushLinks() {
+    private func flush() {
         flushScheduled = false
         var index = 0
         while index < linksToFlush.count {

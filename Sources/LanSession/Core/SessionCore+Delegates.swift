@@ -1,0 +1,89 @@
+import NIOCore
+import WireCodec
+
+/// What the components ask the core: facts about peers, and effects across components.
+extension SessionCore: DiallerDelegate {
+    func dialFacts(for id: PeerID) -> DialFacts? {
+        guard let peer = peers[id] else { return nil }
+        return DialFacts(
+            wanted: wantsLink(to: peer), left: peer.left, connected: peer.isConnected,
+            coveredPaths: peer.coveredPaths)
+    }
+
+    func connect(to endpoint: Endpoint, for peer: PeerID?) -> EventLoopFuture<Void>? {
+        guard runState == .running, let transport = transport(named: endpoint.transport) else { return nil }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        return transport.connect(to: endpoint, on: loop) { channel in
+            bound.value.setUpStream(channel, role: .dialer, transport: transport, endpoint: endpoint, for: peer)
+        }
+        .map { _ in }
+    }
+
+    func staticDialFailed(_ endpoint: Endpoint, reason: String) {
+        events.yield(.connectFailed(endpoint, reason: reason))
+    }
+
+    func runsTransport(named name: String) -> Bool {
+        transport(named: name) != nil
+    }
+}
+
+extension SessionCore: DatagramRouterDelegate {
+    func datagramLink(forToken token: UInt64) -> (link: Link, peer: PeerRecord)? {
+        guard runState == .running, let link = links.link(forToken: token), let peer = peers.peer(of: link) else {
+            return nil
+        }
+        return (link, peer)
+    }
+
+    func datagramRoute(of peer: PeerRecord, asks actions: [DatagramProber.Action]) {
+        for action in actions {
+            switch action {
+            case .sendProbe:
+                break  // the router sends its own probes
+            case .sendWitness:
+                if let link = peer.active { writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link) }
+            case .routeChanged(.udp):
+                logger.debug("datagrams get through to \(peer.name)")
+                publishState(of: peer)
+            case .routeChanged:
+                logger.debug(
+                    "datagrams do not get through to \(peer.name), though it answers on its link; using the link instead"
+                )
+                publishState(of: peer)
+            }
+        }
+    }
+
+    func datagramPingAnswered(_ pong: Ping, at now: NIODeadline) -> Bool {
+        roundTrips.complete(pong.nonce, at: now)
+    }
+
+    func datagramDelivered(_ message: Message, from peer: PeerRecord) {
+        handleCommand(message, from: peer, reliably: false)
+    }
+}
+
+extension SessionCore: StreamMultiplexerDelegate {
+    func sendSequenced(_ message: Message, to id: PeerID) {
+        guard let peer = peers[id] else { return }
+        sendSequenced(message, to: peer)
+    }
+
+    func reliableChannel(of id: PeerID, hasRoomFor bytes: Int, messages: Int) -> Bool {
+        peers[id]?.reliable.hasRoom(bytes: bytes, messages: messages) ?? false
+    }
+
+    func unacknowledgedBytes(to id: PeerID) -> Int {
+        peers[id]?.reliable.replayBytes ?? 0
+    }
+
+    func emit(_ event: SessionEvent) {
+        events.yield(event)
+    }
+
+    func byteStreamOpened(from peer: PeerID, name: String, id: UInt32) {
+        guard let owner else { return }
+        events.yield(.streamOpened(IncomingByteStream(peer: peer, name: name, id: id, session: owner)))
+    }
+}

@@ -1,0 +1,186 @@
+import NIOCore
+import WireCodec
+
+/// What goes to peers: sequenced messages on the reliable channel, unreliable ones, the application's data and pings.
+extension SessionCore {
+    /// Sends a sequenced message to `peer`: numbered, kept for resending, written if its active link carries data.
+    ///
+    /// The hot path: the frame is encoded once, straight into the peer's replay buffer, and the link writes a slice
+    /// of it; in the steady state nothing is allocated and nothing leaves the event loop.
+    func sendSequenced(_ message: Message, to peer: PeerRecord) {
+        let frame: ByteBuffer?
+        let overflowed: Bool
+        do {
+            (frame, overflowed) = try peer.reliable.send(message)
+        } catch {
+            logger.debug("cannot encode \(message.kind): \(error)")
+            return
+        }
+        if overflowed {
+            logger.debug(
+                "replay buffer for \(peer.name) (\(peer.id)) overflowed; the peer will be re-synchronised on reconnect")
+            applications.forEach { $0.peerMissedMessages(peer.id) }
+        }
+        guard let link = peer.dataLink else { return }
+        link.liveness.didSend(at: .now())
+        if let frame {
+            writer.writeSoon(frame, on: link)
+        } else {
+            writer.write(message, on: link)  // not kept, but still sent
+        }
+    }
+
+    /// Sends `message` on the unreliable channel if it gets through, on the reliable link otherwise.
+    func sendUnreliable(_ message: Message, to peer: PeerRecord) {
+        if datagrams.route(of: peer.id) == .udp {
+            datagrams.send(message, to: peer)
+        } else {
+            sendSequenced(message, to: peer)
+        }
+    }
+
+    /// Sends an application's message to `ids` (every member when nil). Reliable data waits, per peer, for room on
+    /// the reliable channel (it is never dropped); unreliable data goes as a datagram where they get through.
+    /// Returns nil when the message is on every peer's channel already, otherwise the future of the peers whose
+    /// replay buffer is short of room (it succeeds as acknowledgements free room).
+    func sendData(_ bytes: [UInt8], to ids: [PeerID]?, reliable: Bool) throws(SessionError) -> EventLoopFuture<Void>? {
+        let limit = reliable ? Wire.maxDataLength : Wire.maxUnreliableDataLength
+        guard bytes.count <= limit else {
+            throw SessionError(
+                .messageTooLarge,
+                "\(reliable ? "" : "unreliable ")data is at most \(limit) bytes; this is \(bytes.count) "
+                    + "(use a stream or a resource for more)")
+        }
+        let targets: [PeerRecord]
+        if let ids {
+            var found: [PeerRecord] = []
+            for id in ids {
+                guard let peer = peers[id], peer.isMember else { throw noSuchMember(id) }
+                found.append(peer)
+            }
+            targets = found
+        } else {
+            targets = peers.members
+        }
+        let message = Message.data(bytes)
+        guard reliable else {
+            for peer in targets where peer.isConnected { sendUnreliable(message, to: peer) }
+            return nil
+        }
+        return streams.sendData(message, to: targets.map(\.id))
+    }
+
+    func noSuchMember(_ id: PeerID) -> SessionError {
+        let known = peers.members.map { "\($0.name.isEmpty ? "?" : $0.name) (\($0.id))" }.sorted()
+        return SessionError(
+            .noSuchPeer,
+            "\(id) is not a member of the session; members: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+    }
+
+    /// Opens a stream to a member (see ``StreamMultiplexer/open(to:kind:name:size:resumeKey:onProgress:)``).
+    func openStream(
+        to id: PeerID, kind: StreamKind, name: String, size: UInt64, resumeKey: [UInt8],
+        onProgress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> EventLoopFuture<(UInt32, UInt64)> {
+        guard let peer = peers[id], peer.isMember else { return loop.makeFailedFuture(noSuchMember(id)) }
+        return streams.open(
+            to: id, kind: kind, name: name, size: size, resumeKey: resumeKey, onProgress: onProgress)
+    }
+
+    // MARK: - Round trips
+
+    /// Measures one round trip to `peer` on the given channel: on its link of `transport` (any handshaken one,
+    /// active or standby), or on its active link.
+    func ping(
+        _ id: PeerID, unreliable: Bool, payloadSize: Int = 0, transport: String? = nil
+    ) -> EventLoopFuture<TimeAmount> {
+        guard (0...Wire.maxPingPayloadLength).contains(payloadSize) else {
+            return loop.makeFailedFuture(
+                SessionError(.invalidArgument, "ping payload must be 0...\(Wire.maxPingPayloadLength) bytes"))
+        }
+        guard let peer = peers[id], peer.isConnected else {
+            return loop.makeFailedFuture(SessionError(.noSuchPeer, "\(id) is not connected"))
+        }
+        // The active link unless a transport is named (no array per ping on that path).
+        let chosen =
+            transport == nil
+            ? peer.dataLink ?? peer.handshakenLinks.first
+            : ([peer.dataLink].compactMap { $0 } + peer.handshakenLinks).first { $0.transport.name == transport }
+        guard let link = chosen else {
+            let have = Set(peer.handshakenLinks.map(\.transport.name)).sorted().joined(separator: ", ")
+            return loop.makeFailedFuture(
+                SessionError(.noSuchPeer, "\(peer.name) has no \(transport ?? "") link (it has: \(have))"))
+        }
+        let promise = loop.makePromise(of: TimeAmount.self)
+        let now = NIODeadline.now()
+        let nonce = roundTrips.start(to: id, at: now, promise: promise)
+        let ping = Message.ping(
+            Ping(nonce: nonce, timestamp: nowMicros(now), payload: [UInt8](repeating: 0, count: payloadSize)))
+        if unreliable && datagrams.route(of: id) == .udp && link === peer.dataLink {
+            datagrams.send(ping, to: peer)
+        } else {
+            writer.write(ping, on: link)
+        }
+        return promise.futureResult
+    }
+
+    /// `count` round trips, each ping sent from the loop as the previous pong arrives.
+    func measureRoundTrips(
+        _ id: PeerID, count: Int, unreliable: Bool, payloadSize: Int, transport: String?
+    ) -> EventLoopFuture<[TimeAmount]> {
+        final class Series {
+            var samples: [TimeAmount] = []
+        }
+        let series = Series()
+        series.samples.reserveCapacity(count)
+        func step(_ remaining: Int) -> EventLoopFuture<[TimeAmount]> {
+            guard remaining > 0 else { return loop.makeSucceededFuture(series.samples) }
+            return ping(id, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
+                .assumeIsolated()
+                .flatMap { roundTrip in
+                    series.samples.append(roundTrip)
+                    return step(remaining - 1)
+                }
+                .nonisolated()
+        }
+        return step(count)
+    }
+
+    /// Fails the pings whose pong is overdue (from the tick; tests call it with a later `now`).
+    func expirePings(now: NIODeadline) {
+        roundTrips.expire(now: now)
+    }
+
+    // MARK: - Publishing
+
+    func info(of peer: PeerRecord) -> PeerInfo {
+        let ordered = peer.links.values.filter { $0 !== peer.active }.sorted {
+            $0.remoteDescription < $1.remoteDescription
+        }
+        let links = (peer.active.map { [$0] } ?? []) + ordered
+        let endpoints = dialler.endpoints(of: peer.id)
+        return PeerInfo(
+            peerID: peer.id, name: peer.name, state: peer.state,
+            transport: peer.active?.transport.name ?? transports[0].name,
+            address: peer.active?.remoteDescription ?? endpoints.first?.description,
+            links: links.map(\.info), endpoints: endpoints,
+            rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: datagrams.route(of: peer.id),
+            encrypted: peer.active?.security?.isEstablished ?? false)
+    }
+
+    func publishState(of peer: PeerRecord) {
+        events.yield(.peerState(info(of: peer)))
+        if peer.state == .connected || peer.state == .connecting { peer.notConnectedReason = nil }
+        let connection = peer.connectionState
+        guard connection != peer.publishedConnection else { return }
+        peer.publishedConnection = connection
+        peerStateChanges.changed()
+        events.yield(.peerChanged(peer.id, connection))
+    }
+
+    func publishLink(_ link: Link, of peer: PeerRecord, closed: Bool = false) {
+        var info = link.info
+        if closed { info.state = .closed }
+        events.yield(.linkChanged(peer.id, info))
+    }
+}

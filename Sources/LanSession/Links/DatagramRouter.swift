@@ -1,0 +1,238 @@
+import LinkCrypto
+import Logging
+import NIOCore
+import WireCodec
+
+/// What the datagram router needs from the session.
+protocol DatagramRouterDelegate: AnyObject {
+    /// The handshaken link whose datagrams carry `token`, and its peer.
+    func datagramLink(forToken token: UInt64) -> (link: Link, peer: PeerRecord)?
+    /// Carries out what `peer`'s prober asks: a witness on its link, a changed route to publish.
+    func datagramRoute(of peer: PeerRecord, asks actions: [DatagramProber.Action])
+    /// A pong by datagram: true when it answers a ping the application asked for.
+    func datagramPingAnswered(_ pong: Ping, at now: NIODeadline) -> Bool
+    /// A message for the peer's applications arrived by datagram (the peer is connected).
+    func datagramDelivered(_ message: Message, from peer: PeerRecord)
+}
+
+/// The unreliable channel: the session's datagram socket, and per peer where its datagrams go and whether they get
+/// through (its ``DatagramProber``).
+///
+/// Datagrams follow the peer's active path: its link's remote address, at the datagram port its hello names. A link
+/// whose transport carries no datagrams, or a peer without a datagram port, has its unreliable messages on the link
+/// itself (the route is `fallback` from the start). A datagram is checked against a handshaken link's token and its
+/// peer's address, and opened with the link's keys when it is sealed; a probe (`ping`) is answered where it came from.
+final class DatagramRouter {
+    /// Where one peer's datagrams go.
+    private struct Route {
+        var address: SocketAddress?
+        var prober: DatagramProber
+        var sequence: UInt32 = 0
+    }
+
+    /// The datagram socket, once open.
+    var channel: (any Channel)?
+    /// Sealed datagrams dropped: a bad tag, a replay, or not sealed on a sealed link.
+    private(set) var dropped = 0
+
+    weak var delegate: (any DatagramRouterDelegate)?
+    private let logger: Logger
+    private let probeTimeout: TimeAmount
+    private let heartbeatInterval: TimeAmount
+    private let livenessTimeout: TimeAmount
+    /// The clock of pings: microseconds since the session started.
+    private let micros: (NIODeadline) -> UInt64
+    private var routes: [PeerID: Route] = [:]
+
+    init(
+        logger: Logger, probeTimeout: TimeAmount, heartbeatInterval: TimeAmount, livenessTimeout: TimeAmount,
+        micros: @escaping (NIODeadline) -> UInt64
+    ) {
+        self.logger = logger
+        self.probeTimeout = probeTimeout
+        self.heartbeatInterval = heartbeatInterval
+        self.livenessTimeout = livenessTimeout
+        self.micros = micros
+    }
+
+    private func prober(route: UnreliableRoute = .probing) -> DatagramProber {
+        DatagramProber(
+            route: route, probeTimeout: probeTimeout, heartbeatInterval: heartbeatInterval,
+            livenessTimeout: livenessTimeout)
+    }
+
+    /// How unreliable messages reach `peer`.
+    func route(of peer: PeerID) -> UnreliableRoute {
+        routes[peer]?.prober.route ?? .probing
+    }
+
+    /// `link` became `peer`'s active one: its datagrams follow it, probed anew, or go on the link when it carries none.
+    func follow(_ link: Link, of peer: PeerRecord, now: NIODeadline) {
+        guard channel != nil, link.transport.carriesDatagrams, let hello = link.hello, hello.datagramPort != 0,
+            hello.capabilities.contains(.datagrams), link.machine.token != nil,
+            let ip = link.channel.remoteAddress?.ipAddress,
+            let address = try? SocketAddress(ipAddress: ip, port: Int(hello.datagramPort))
+        else {
+            routes[peer.id, default: Route(prober: prober())].prober = prober(route: .fallback)
+            routes[peer.id]?.address = nil
+            return
+        }
+        routes[peer.id, default: Route(prober: prober())].address = address
+        routes[peer.id]?.prober = prober()
+        tick(peer, now: now)
+    }
+
+    /// Runs `peer`'s prober (from the session's tick, and when its datagrams start).
+    func tick(_ peer: PeerRecord, now: NIODeadline) {
+        guard routes[peer.id]?.address != nil, let actions = routes[peer.id]?.prober.tick(at: now), !actions.isEmpty
+        else { return }
+        carryOut(actions, for: peer)
+    }
+
+    /// `peer` answered, on a reliable link, a ping sent at `sentAt`: a witness that it reads its link.
+    func reliablePingAnswered(by peer: PeerID, sentAt: NIODeadline, at now: NIODeadline) {
+        routes[peer]?.prober.reliablePingAnswered(sentAt: sentAt, at: now)
+    }
+
+    /// Forgets `peer`'s route.
+    func forget(_ peer: PeerID) {
+        routes[peer] = nil
+    }
+
+    private func carryOut(_ actions: [DatagramProber.Action], for peer: PeerRecord) {
+        var rest: [DatagramProber.Action] = []
+        for action in actions {
+            if action == .sendProbe {
+                send(.ping(Ping(nonce: 0, timestamp: micros(.now()))), to: peer)
+            } else {
+                rest.append(action)
+            }
+        }
+        if !rest.isEmpty { delegate?.datagramRoute(of: peer, asks: rest) }
+    }
+
+    // MARK: - Sending
+
+    /// Sends `message` to `peer` in a datagram of its own, on its active link's route; nothing when it has none.
+    func send(_ message: Message, to peer: PeerRecord) {
+        guard let channel, let address = routes[peer.id]?.address, let link = peer.active,
+            let token = link.machine.token
+        else { return }
+        routes[peer.id]!.sequence &+= 1
+        send(
+            message, header: DatagramHeader(linkToken: token, sequence: routes[peer.id]!.sequence), to: address,
+            on: channel, link: link)
+    }
+
+    /// Sends one message in one datagram, sealed with the link's keys when it has them.
+    private func send(
+        _ message: Message, header: DatagramHeader, to address: SocketAddress, on channel: any Channel, link: Link
+    ) {
+        var buffer = channel.allocator.buffer(capacity: 32)
+        buffer.writeDatagramHeader(header)
+        do {
+            try buffer.writeFrame(message)
+        } catch {
+            logger.debug("cannot encode \(message.kind): \(error)")
+            return
+        }
+        if let security = link.security {
+            guard var sealer = security.datagramSealer else { return }
+            let headerLength = header.size
+            let sealed = buffer.withUnsafeReadableBytes { raw in
+                Result { () throws(LinkCryptoError) in
+                    try sealer.seal(
+                        header: UnsafeRawBufferPointer(rebasing: raw[..<headerLength]),
+                        plaintext: UnsafeRawBufferPointer(rebasing: raw[headerLength...]))
+                }
+            }
+            security.datagramSealer = sealer
+            switch sealed {
+            case .success(let bytes): buffer = channel.allocator.buffer(bytes: bytes)
+            case .failure(let error):
+                logger.debug("cannot seal a datagram to \(address): \(error)")
+                return
+            }
+        }
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+    }
+
+    // MARK: - Receiving
+
+    /// The datagram socket reported an error (an ICMP port unreachable from an earlier send, say); it stays open.
+    func socketError(_ error: any Error) {
+        logger.debug("datagram socket: \(error)")
+    }
+
+    /// A datagram arrived: checked against the link token and the peer's address, opened with the link's keys when
+    /// it is sealed, then applied. Any ready link's token is taken, so that a probe is answered even before this side
+    /// has finished the link's activation (a peer that probes on a link it activated would otherwise see its first
+    /// probes go unanswered); what a datagram carries for the application waits for the peer to be connected.
+    func received(_ data: ByteBuffer, from address: SocketAddress) {
+        data.withUnsafeReadableBytes { raw in
+            do throws(WireError) {
+                let header = try DatagramHeader.read(from: raw)
+                guard let (link, peer) = delegate?.datagramLink(forToken: header.linkToken),
+                    link.remoteAddress?.hasSameIP(as: address) == true
+                else {
+                    logger.trace("dropping a datagram with an unknown token from \(address)")
+                    return
+                }
+                if let security = link.security {
+                    guard var opener = security.datagramOpener else { return }
+                    let opened = Result { () throws(LinkCryptoError) in
+                        try opener.open(raw, headerLength: header.size)
+                    }
+                    security.datagramOpener = opener
+                    switch opened {
+                    case .success(let plaintext):
+                        let inner = [UInt8](UnsafeRawBufferPointer(rebasing: raw[..<header.size])) + plaintext
+                        let applied = inner.withUnsafeBytes { inner in
+                            Result { () throws(WireError) in
+                                var reader = try DatagramReader(inner)
+                                try apply(&reader, from: address, link: link, peer: peer)
+                            }
+                        }
+                        try applied.get()
+                    case .failure(let error):
+                        dropped += 1
+                        logger.debug("dropping a datagram from \(address): \(error)")
+                    }
+                    return
+                }
+                var reader = try DatagramReader(raw)
+                try apply(&reader, from: address, link: link, peer: peer)
+            } catch {
+                logger.debug("dropping a malformed datagram from \(address): \(error)")
+            }
+        }
+    }
+
+    private func apply(
+        _ reader: inout DatagramReader, from address: SocketAddress, link: Link, peer: PeerRecord
+    ) throws(WireError) {
+        let now = NIODeadline.now()
+        routes[peer.id]?.prober.datagramReceived(at: now)
+        link.liveness.didReceive(at: now)
+        while let message = try reader.next() {
+            switch message {
+            case .ping(let ping):
+                if let channel {
+                    // Answered where it came from, so that a probe measures the path it took.
+                    let header = DatagramHeader(linkToken: reader.header.linkToken, sequence: 0)
+                    send(.pong(ping), header: header, to: address, on: channel, link: link)
+                }
+            case .pong(let pong) where peer.isConnected:
+                if let actions = routes[peer.id]?.prober.pongReceived(at: now), !actions.isEmpty {
+                    delegate?.datagramRoute(of: peer, asks: actions)
+                }
+                _ = delegate?.datagramPingAnswered(pong, at: now)
+            case .move, .data, .appMessage:
+                guard peer.isConnected else { continue }
+                delegate?.datagramDelivered(message, from: peer)
+            default:
+                logger.debug("ignoring \(message.kind) in a datagram from \(peer.name)")
+            }
+        }
+    }
+}

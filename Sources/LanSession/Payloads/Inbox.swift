@@ -1,0 +1,68 @@
+import NIOCore
+import NIOPosix
+import WireCodec
+
+/// Where resources (files) from peers land: a partial file per transfer, named by its opener and resume key, and the
+/// verified file moved in under the resource's name. Every file operation runs on the thread pool, one at a time per
+/// file; the results come back on the session's loop.
+struct Inbox {
+    /// The directory.
+    let directory: String
+    /// Holds writes where a test says; nil in use.
+    let gate: InboxGate?
+
+    /// The partial file of the transfer `key` from `peer`, opened (or created) and hashed as far as it goes, up to
+    /// `size` bytes.
+    func openPartial(
+        from peer: PeerID, key: [UInt8], size: UInt64, on loop: any EventLoop
+    ) -> EventLoopFuture<ResourceFile> {
+        let path = "\(directory)/.partial-\(peer)-\(key.hexString)"
+        return NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> ResourceFile in
+            try ResourceFile.openPartial(path, limit: size)
+        }
+    }
+
+    /// Appends `chunks` to `file`; succeeds with the bytes it holds then.
+    func write(_ chunks: [[UInt8]], to file: ResourceFile, on loop: any EventLoop) -> EventLoopFuture<UInt64> {
+        let gate = self.gate
+        return NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> UInt64 in
+            gate?.pass(at: file.offset)
+            try file.write(chunks)
+            return file.offset
+        }
+    }
+
+    /// Syncs `file` and moves it into the inbox as `name`, or `name (2)`, … when taken (never over another file, even
+    /// one that lands at the same moment); succeeds with where it landed.
+    func commit(_ file: ResourceFile, as name: String, on loop: any EventLoop) -> EventLoopFuture<String> {
+        let directory = self.directory
+        return NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> String in
+            try file.commit { number in Self.path(in: directory, for: name, number: number) }
+        }
+    }
+
+    /// Removes `file` (a cancelled transfer's partial file).
+    func remove(_ file: ResourceFile) {
+        NIOThreadPool.singleton.submit { _ in file.remove() }
+    }
+
+    // MARK: - Names
+
+    /// The last path component of `name`, if it is a usable file name.
+    static func safeFileName(_ name: String) -> String? {
+        let base = name.split(separator: "/").last.map(String.init) ?? ""
+        guard !base.isEmpty, base != ".", base != "..", !base.hasPrefix(".partial-"),
+            !base.utf8.contains(0)
+        else { return nil }
+        return base
+    }
+
+    /// `inbox/name` for the first try (`number` 1), then `inbox/name (2)`, `inbox/name (3)`, … (before the extension).
+    static func path(in inbox: String, for name: String, number: Int) -> String {
+        guard number > 1 else { return "\(inbox)/\(name)" }
+        let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+        let stem = dot.map { String(name[..<$0]) } ?? name
+        let suffix = dot.map { String(name[$0...]) } ?? ""
+        return "\(inbox)/\(stem) (\(number))\(suffix)"
+    }
+}
