@@ -28,6 +28,8 @@ public final class AvahiConnection: @unchecked Sendable {
     }
 
     let logger: Logger
+    /// Told what an operator may want to know; on Avahi's thread, with the lock held: it must not block or call back.
+    let report: @Sendable (AvahiNotice) -> Void
     let queue = DispatchQueue(label: "lansession.avahi")
     private let poll: OpaquePointer
     private var client: OpaquePointer?
@@ -35,8 +37,9 @@ public final class AvahiConnection: @unchecked Sendable {
     private var publications: [ObjectIdentifier: ServicePublication] = [:]
     private(set) var browsers: [ObjectIdentifier: BrowserState] = [:]
 
-    private init(logger: Logger) {
+    private init(logger: Logger, report: @escaping @Sendable (AvahiNotice) -> Void) {
         self.logger = logger
+        self.report = report
         self.poll = avahi_threaded_poll_new()
     }
 
@@ -46,13 +49,14 @@ public final class AvahiConnection: @unchecked Sendable {
         avahi_threaded_poll_free(poll)
     }
 
-    /// Connects to avahi-daemon; fails at once with `daemonNotRunning` when it is not there.
+    /// Connects to avahi-daemon; fails at once with `daemonNotRunning` when it is not there. What an operator may
+    /// want to know later (the daemon lost, a name collision) goes to `report` (the module itself logs at debug).
     public static func connect(
-        logger: Logger = Logger(label: "lansession.avahi")
+        logger: Logger = Logger(label: "lansession.avahi"), report: @escaping @Sendable (AvahiNotice) -> Void = { _ in }
     ) async throws(AvahiError)
         -> AvahiConnection
     {
-        let connection = AvahiConnection(logger: logger)
+        let connection = AvahiConnection(logger: logger, report: report)
         let result = await connection.onQueue { connection.start() }
         try result.get()
         return connection
@@ -161,6 +165,12 @@ public final class AvahiConnection: @unchecked Sendable {
         return .success(())
     }
 
+    /// Logs `notice` at debug and reports it.
+    func notify(_ notice: AvahiNotice) {
+        logger.debug("\(notice)")
+        report(notice)
+    }
+
     /// Handles a client state change; runs on the loop thread with the lock held.
     fileprivate func clientStateChanged(_ client: OpaquePointer, _ state: AvahiClientState) {
         guard !isClosed else { return }
@@ -175,7 +185,7 @@ public final class AvahiConnection: @unchecked Sendable {
             stateValue = .registering
             for publication in publications.values { publication.reset() }
         case AVAHI_CLIENT_S_COLLISION:
-            logger.warning("avahi-daemon's host name collided; waiting for it to pick another")
+            notify(.hostNameCollision)
             stateValue = .collision
             for publication in publications.values { publication.reset() }
         case AVAHI_CLIENT_CONNECTING:
@@ -190,7 +200,7 @@ public final class AvahiConnection: @unchecked Sendable {
             avahi_client_free(client)
             self.client = nil
             guard code == Int32(AVAHI_ERR_DISCONNECTED) else {
-                logger.error("\(error)")
+                notify(.failed(error))
                 stateValue = .failed(error)
                 for publication in publications.values { publication.finish(with: error) }
                 for browser in browsers.values { browser.finish() }
@@ -198,7 +208,7 @@ public final class AvahiConnection: @unchecked Sendable {
                 browsers = [:]
                 return
             }
-            logger.warning("lost avahi-daemon; reconnecting when it returns")
+            notify(.daemonLost)
             stateValue = .connecting
             var reconnectError: Int32 = 0
             let userdata = Unmanaged.passUnretained(self).toOpaque()
@@ -208,11 +218,11 @@ public final class AvahiConnection: @unchecked Sendable {
                 self.client = replacement
             } else {
                 let failure = AvahiError(avahiErrno: reconnectError, operation: "reconnecting to avahi-daemon")
-                logger.error("\(failure)")
+                notify(.failed(failure))
                 stateValue = .failed(failure)
             }
         default:
-            logger.warning("avahi client entered unknown state \(state.rawValue)")
+            notify(.unexpected("avahi client entered unknown state \(state.rawValue)"))
         }
     }
 }

@@ -77,7 +77,7 @@ final class BrowserState: @unchecked Sendable {
             AvahiLookupFlags(0), serviceBrowserCallback, userdata)
         if browser == nil {
             let error = AvahiError(avahiErrno: avahi_client_errno(client), operation: "browsing for \(type)")
-            connection.logger.error("\(error)")
+            connection.logger.debug("\(error)")
             continuation.yield(.failure(error))
         }
     }
@@ -164,7 +164,7 @@ final class BrowserState: @unchecked Sendable {
             let code = client.map { avahi_client_errno($0) } ?? Int32(AVAHI_ERR_FAILURE)
             continuation.yield(.failure(AvahiError(avahiErrno: code, operation: "browsing for \(self.type)")))
         default:
-            connection.logger.warning("service browser reported unknown event \(event.rawValue)")
+            connection.notify(.unexpected("service browser reported unknown event \(event.rawValue)"))
         }
     }
 
@@ -181,8 +181,8 @@ final class BrowserState: @unchecked Sendable {
             instance.resolvers[sighting] = resolver
             instances[key] = instance
         } else {
-            connection.logger.warning(
-                "cannot resolve \(key.name): \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+            connection.notify(
+                .cannotResolve(key.name, reason: String(cString: avahi_strerror(avahi_client_errno(client)))))
         }
     }
 
@@ -226,7 +226,7 @@ final class BrowserState: @unchecked Sendable {
         case AVAHI_RESOLVER_FAILURE:
             connection.logger.debug("resolving \(name) on interface \(interface) failed; waiting for the next answer")
         default:
-            connection.logger.warning("service resolver reported unknown event \(event.rawValue)")
+            connection.notify(.unexpected("service resolver reported unknown event \(event.rawValue)"))
         }
     }
 

@@ -231,9 +231,7 @@ public final class ServicePublication: @unchecked Sendable {
             let client = avahi_entry_group_get_client(old)
         else { return }
         retries += 1
-        connection.logger.notice(
-            "\(currentName) \(reason); registering it again",
-            metadata: ["service": "\(currentName)", "type": "\(type)", "retries": "\(retries)"])
+        connection.notify(.registeringAgain(currentName, reason: reason))
         avahi_entry_group_free(old)
         group = nil
         phase = .waiting
@@ -275,7 +273,7 @@ public final class ServicePublication: @unchecked Sendable {
         case AVAHI_ENTRY_GROUP_UNCOMMITED, AVAHI_ENTRY_GROUP_REGISTERING:
             break
         default:
-            connection.logger.warning("entry group of \(currentName) entered unknown state \(state.rawValue)")
+            connection.notify(.unexpected("entry group of \(currentName) entered unknown state \(state.rawValue)"))
         }
     }
 
@@ -283,13 +281,13 @@ public final class ServicePublication: @unchecked Sendable {
         guard let alternative = avahi_alternative_service_name(currentName) else { return }
         let newName = String(cString: alternative)
         avahi_free(alternative)
-        connection.logger.notice("service name \(currentName) collided (\(reason)); renaming to \(newName)")
+        connection.notify(.serviceRenamed(from: currentName, to: newName, reason: reason))
         currentName = newName
         renames += 1
     }
 
     private func fail(_ error: AvahiError) {
-        connection.logger.error("\(error)")
+        connection.notify(.failed(error))
         finish(with: error)
         connection.remove(self)
     }

@@ -16,21 +16,25 @@ public final class SessionDiscovery: Sendable {
     private let serviceType: String
     private let registrationTimeout: Duration
     private let logger: Logger
+    private let report: @Sendable (DiscoveryNotice) -> Void
     /// Whether this node's browser sees its own advertisement, and since when it has not.
     private let ownSighting = Mutex<(seen: Bool, missingSince: ContinuousClock.Instant)>((false, .now))
     /// Which advertisements to resolve, and when.
     private let schedule = Mutex(ResolveSchedule(now: .now))
 
     /// Creates the discovery of `session`, for services of `serviceType`. A registration that is not established
-    /// within `registrationTimeout` is withdrawn and made again.
+    /// within `registrationTimeout` is withdrawn and made again. What an operator may want to know goes to `report`
+    /// (the discovery itself logs at debug).
     public init(
         session: Session, serviceType: String = ServiceDescription.defaultType,
-        registrationTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "lansession.discovery")
+        registrationTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "lansession.discovery"),
+        report: @escaping @Sendable (DiscoveryNotice) -> Void = { _ in }
     ) {
         self.session = session
         self.serviceType = serviceType
         self.registrationTimeout = registrationTimeout
         self.logger = logger
+        self.report = report
     }
 
     /// Connects to avahi-daemon; fails at once with a clear error when it is not there.
@@ -83,12 +87,8 @@ public final class SessionDiscovery: Sendable {
             ownSighting.withLock { $0.missingSince = .now }
             renewals += 1
             if renewals == 3 {
-                logger.warning(
-                    """
-                    avahi-daemon does not resolve this node's own advertisement although it reports it established \
-                    (its host name record can stay stuck after an interface went down and up); peers that know this \
-                    node still reach it, new ones may not until avahi-daemon restarts
-                    """)
+                logger.debug("\(DiscoveryNotice.ownAdvertisementMissing)")
+                report(.ownAdvertisementMissing)
             }
             await publication.renew(because: "not seen on the network for \(missing)")
         }
@@ -186,7 +186,8 @@ public final class SessionDiscovery: Sendable {
             case .allForNow:
                 break
             case .failure(let error):
-                logger.warning("discovery: \(error)")
+                logger.debug("discovery: \(error)")
+                report(.browsingFailed(error))
             }
         }
     }

@@ -194,8 +194,8 @@ public struct BenchResult: Codable, Hashable, Sendable {
 /// One event of `watch`: `event` names it; the other fields depend on it.
 public struct EventResult: Codable, Hashable, Sendable {
     /// peerConnected, peerLost, peerLeft, linkChanged, counter, pickUp, holder, move, drop, layout, invitation,
-    /// declined, peerState, resynchronised, data, streamOpened, transfer, countClaimedAbove (count: the claim,
-    /// total: this peer's own count), eventsMissed.
+    /// declined, peerState, resynchronised, data, streamOpened, transfer, notice (reason: what it says),
+    /// countClaimedAbove (count: the claim, total: this peer's own count), eventsMissed.
     public var event: String
     public var peerID: String?
     public var name: String?

@@ -321,6 +321,9 @@ struct ControlDispatcher: Sendable {
             result = EventResult(event: "connectFailed")
             result.address = endpoint.description
             result.reason = reason
+        case .notice(let notice):
+            result = EventResult(event: "notice")
+            result.reason = notice.description
         case .eventsMissed(let count):
             result = EventResult(event: "eventsMissed")
             result.count = UInt64(count)

@@ -1,5 +1,7 @@
+import AvahiDiscovery
 import BubblesAndCounter
 import LanSession
+import LanSessionDiscovery
 import Logging
 import Synchronization
 import WireCodec
@@ -48,8 +50,30 @@ final class OperatorLog: Sendable {
             logger.warning("\(lost) messages from \(name(id)) were lost (its replay buffer overflowed); state merged")
         case .peerState(let info):
             if !info.name.isEmpty { names.withLock { $0[info.peerID] = info.name } }
+        case .notice(let notice):
+            switch notice {
+            case .authenticationFailed, .datagramsFallBack:
+                logger.notice("\(notice)")
+            case .linkRejected, .unprovenLinkRefused, .descriptorsExhausted, .datagramsUnavailable,
+                .replayBufferOverflowed:
+                logger.warning("\(notice)")
+            }
         default:
             break
         }
+    }
+
+    /// What avahi-daemon's connection reports.
+    func record(_ notice: AvahiNotice) {
+        switch notice {
+        case .failed: logger.error("\(notice)")
+        case .serviceRenamed, .registeringAgain: logger.notice("\(notice)")
+        default: logger.warning("\(notice)")
+        }
+    }
+
+    /// What the discovery reports.
+    func record(_ notice: DiscoveryNotice) {
+        logger.warning("\(notice)")
     }
 }

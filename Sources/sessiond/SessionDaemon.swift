@@ -150,7 +150,9 @@ struct SessionDaemon: AsyncParsableCommand {
         if identity.isNew { logger.info("new peer id \(peerID) in \(store.directory.path)") }
 
         // Avahi first: without it (and without --no-discovery) there is nothing to start.
-        let avahi: AvahiConnection? = noDiscovery ? nil : try await AvahiConnection.connect(logger: logger)
+        let operatorLog = OperatorLog(logger: logger)
+        let avahi: AvahiConnection? =
+            noDiscovery ? nil : try await AvahiConnection.connect(logger: logger) { operatorLog.record($0) }
 
         var configuration = SessionConfiguration(
             peerID: peerID, displayName: name ?? ProcessInfo.processInfo.hostName, sessionName: session,
@@ -218,8 +220,7 @@ struct SessionDaemon: AsyncParsableCommand {
         // to every peer, and the event pump ends with the session's events.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
-                service: EventPumpService(
-                    hub: hub, events: session.events, appEvents: app.events, logger: logger),
+                service: EventPumpService(hub: hub, events: session.events, appEvents: app.events, log: operatorLog),
                 successTerminationBehavior: .ignore),
             .init(service: session),
         ]
@@ -227,7 +228,9 @@ struct SessionDaemon: AsyncParsableCommand {
             services.append(
                 .init(
                     service: DiscoveryService(
-                        discovery: SessionDiscovery(session: session, serviceType: serviceType, logger: logger),
+                        discovery: SessionDiscovery(
+                            session: session, serviceType: serviceType, logger: logger
+                        ) { operatorLog.record($0) },
                         connection: avahi)))
         }
         services.append(.init(service: ControlService(server: control)))
@@ -277,10 +280,9 @@ struct EventPumpService: Service {
     let hub: EventHub
     let events: AsyncStream<SessionEvent>
     let appEvents: AsyncStream<BubblesAndCounterEvent>
-    let logger: Logger
+    let log: OperatorLog
 
     func run() async throws {
-        let log = OperatorLog(logger: logger)
         await hub.pump(events, appEvents) { log.record($0) }  // ends when the session stopped
         try? await gracefulShutdown()  // the group shuts services down in turn: wait for this one's
     }

@@ -52,30 +52,6 @@ struct LinkHandlerTests {
         #expect(info.endpoints.isEmpty)
     }
 
-    @Test("a burst of messages leaves as its first frame at once and the rest in one buffer; a lone one at once")
-    func burstsAreCoalesced() throws {
-        let (embedded, channel) = try connectedLink()
-        // 100 messages in one burst (one task on the loop), as 100 increments arriving together would be.
-        for count in 1...100 { embedded.core.sendReliably(.counterIncrement(count: UInt64(count)), to: remote) }
-        var buffers: [ByteBuffer] = []
-        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { buffers.append(buffer) }
-        #expect(buffers.count == 1, "only the burst's first frame leaves before the burst ends")
-        embedded.loop.run()
-        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { buffers.append(buffer) }
-        #expect(buffers.count == 2, "the other 99 leave together")
-        var decoder = StreamDecoder()
-        for buffer in buffers { decoder.append(contentsOf: Array(buffer.readableBytesView)) }
-        var counts: [UInt64] = []
-        while let message = try decoder.next() {
-            if case .counterIncrement(let count) = message { counts.append(count) }
-        }
-        #expect(counts == Array(1...100), "all of them, in order")
-
-        // The next burst starts afresh: its single message goes at once.
-        embedded.core.sendReliably(.counterIncrement(count: 101), to: remote)
-        #expect(try channel.readOutbound(as: ByteBuffer.self) != nil)
-    }
-
     @Test("bytes read while a read is being framed follow it: nothing is reordered or lost")
     func readsWithinARead() throws {
         // NIO reads again from within a read when a write the core makes fails: it drains the socket before it closes

@@ -44,6 +44,20 @@ struct SessionTests {
         await stopAll([a, b])
     }
 
+    @Test("a series of round trips measures each one, back to back, on either channel")
+    func roundTripSeries() async throws {
+        let a = try makeSession(1)
+        let b = try makeSession(2)
+        try await mesh([a, b])
+        #expect(try await waitUntil { try await bothConnected(a, b) })
+        #expect(try await waitUntil { try await a.peers().first?.unreliable == .udp })
+        let reliable = try await a.measureRoundTrips(to: PeerID(2), count: 200)
+        let unreliable = try await a.measureRoundTrips(to: PeerID(2), count: 200, unreliable: true, payloadSize: 64)
+        #expect(reliable.count == 200 && unreliable.count == 200)
+        #expect((reliable + unreliable).allSatisfy { $0 > .zero && $0 < .seconds(2) })
+        await stopAll([a, b])
+    }
+
     @Test("three peers form a mesh")
     func threePeers() async throws {
         let sessions = try [makeSession(30), makeSession(10), makeSession(20)]

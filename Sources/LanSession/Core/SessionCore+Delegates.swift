@@ -47,16 +47,16 @@ extension SessionCore: DatagramRouterDelegate {
                 logger.debug("datagrams get through to \(peer.name)")
                 publishState(of: peer)
             case .routeChanged:
-                logger.debug(
-                    "datagrams do not get through to \(peer.name), though it answers on its link; using the link instead"
-                )
+                let notice = SessionNotice.datagramsFallBack(peer.id, name: peer.name)
+                logger.debug("\(notice)")
+                events.yield(.notice(notice))
                 publishState(of: peer)
             }
         }
     }
 
     func datagramPingAnswered(_ pong: Ping, at now: NIODeadline) -> Bool {
-        roundTrips.complete(pong.nonce, at: now)
+        completePing(pong.nonce, at: now)
     }
 
     func datagramDelivered(_ message: Message, from peer: PeerRecord) {

@@ -108,7 +108,7 @@ extension SessionCore {
     /// A pong on a stream link: a measurement's answer, or a heartbeat's round trip on that path.
     func receivedPong(_ pong: Ping, on link: Link) {
         let now = NIODeadline.now()
-        if roundTrips.complete(pong.nonce, at: now) { return }
+        if completePing(pong.nonce, at: now) { return }
         let sample = Int64(nowMicros(now)) - Int64(pong.timestamp)
         guard sample >= 0 else { return }
         link.rtt.add(.microseconds(sample))

@@ -17,8 +17,10 @@ extension SessionCore {
             return
         }
         if overflowed {
-            logger.debug(
-                "replay buffer for \(peer.name) (\(peer.id)) overflowed; the peer will be re-synchronised on reconnect")
+            replayOverflows += 1
+            let notice = SessionNotice.replayBufferOverflowed(peer.id, name: peer.name)
+            logger.debug("\(notice)")
+            if SessionNotice.isReported(replayOverflows) { events.yield(.notice(notice)) }
             applications.forEach { $0.peerMissedMessages(peer.id) }
         }
         guard let link = peer.dataLink else { return }
@@ -148,7 +150,14 @@ extension SessionCore {
 
     /// Fails the pings whose pong is overdue (from the tick; tests call it with a later `now`).
     func expirePings(now: NIODeadline) {
-        roundTrips.expire(now: now)
+        for outcome in roundTrips.expire(now: now) { outcome.complete() }
+    }
+
+    /// A pong with `nonce` arrived: true when it answers the application's ping, which completes now.
+    func completePing(_ nonce: UInt32, at now: NIODeadline) -> Bool {
+        guard let outcome = roundTrips.complete(nonce, at: now) else { return false }
+        outcome.complete()  // its callbacks may send the next ping of a series
+        return true
     }
 
     // MARK: - Publishing

@@ -35,7 +35,7 @@ extension SessionCore {
 
     func securityStatistics() -> SecurityStatistics {
         SecurityStatistics(
-            encrypted: configuration.isEncrypted, failedHandshakes: failedAuthentications,
+            encrypted: configuration.isEncrypted, failedHandshakes: admission.failedHandshakes,
             droppedDatagrams: datagrams.dropped, refusedConnections: links.refusedUnproven)
     }
 

@@ -12,6 +12,7 @@ import WireCodec
 /// another:
 /// - ``LinkTable`` (open links, datagram tokens, caps on unproven links) and ``LinkWriter`` (bursts of writes); each
 ///   link's protocol is a ``LinkStateMachine``, whose actions the core carries out;
+/// - ``Admission``: who gets past the handshake (a plain value);
 /// - ``PeerTable``: per peer its links, the active one (``PathSelector`` chooses), the ``ReliableChannel``;
 /// - ``Dialler``: where peers are (static, discovered, proven) and the dials to them;
 /// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways;
@@ -48,10 +49,14 @@ final class SessionCore {
     /// The listening channel of each transport, by name.
     private(set) var listeners: [String: any Channel] = [:]
     private var ticker: RepeatedTask?
-    /// Handshakes whose proof failed.
-    var failedAuthentications = 0
+    /// Links closed for what they sent, handshakes refused for the secret, overflows of replay buffers, so far
+    /// (their notices are rate-limited).
+    var rejectedLinks = 0
+    var refusedHandshakes = 0
+    var replayOverflows = 0
 
     // The components.
+    var admission: Admission
     let links: LinkTable
     let writer: LinkWriter
     let peers: PeerTable
@@ -78,6 +83,7 @@ final class SessionCore {
         self.pathSelector = PathSelector(
             priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
             hysteresis: configuration.pathHysteresis.timeAmount)
+        admission = Admission(configuration: configuration)
         links = LinkTable(
             maxUnproven: configuration.maxUnprovenLinks,
             maxUnprovenPerAddress: configuration.maxUnprovenLinksPerAddress)
@@ -150,8 +156,9 @@ final class SessionCore {
                 .map { bound.value.datagrams.channel = $0 }
                 .flatMapError { error in
                     // Without a datagram socket the session still works: unreliable messages use the reliable link.
-                    bound.value.logger.debug(
-                        "no datagram socket on port \(port): \(error); using the reliable link only")
+                    let notice = SessionNotice.datagramsUnavailable(port: port, reason: "\(error)")
+                    bound.value.logger.debug("\(notice)")
+                    bound.value.events.yield(.notice(notice))
                     return bound.value.loop.makeSucceededVoidFuture()
                 }
             }
@@ -187,7 +194,7 @@ final class SessionCore {
         ticker?.cancel()
         dialler.stop()
         invitations.stop(SessionError(.notRunning, "session stopped"))
-        roundTrips.failAll(SessionError(.notRunning, "session stopped"))
+        for outcome in roundTrips.failAll(SessionError(.notRunning, "session stopped")) { outcome.complete() }
         for peer in peers.all { streams.peerGone(peer.id, reason: "the session stopped") }
         var closing: [EventLoopFuture<Void>] = []
         for link in links.all where link.isOpen {
@@ -216,7 +223,7 @@ final class SessionCore {
             datagrams.tick(peer, now: now)
         }
         applications.forEach { $0.tick(now: now) }
-        roundTrips.expire(now: now)
+        expirePings(now: now)
         exchangeMembers(now: now)
     }
 
@@ -242,104 +249,7 @@ final class SessionCore {
         }
     }
 
-    // MARK: - Links
-
-    /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
-    func setUpStream(
-        _ channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
-        for intendedPeer: PeerID?
-    ) -> EventLoopFuture<Void> {
-        channel.eventLoop.makeCompletedFuture {
-            let security = secret.map { LinkSecurity(role: role, secret: $0) }
-            if let security { try channel.pipeline.syncOperations.addHandler(LinkSealingHandler(security: security)) }
-            try channel.pipeline.syncOperations.addHandler(
-                LinkHandler(
-                    core: self, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
-                    security: security))
-        }
-    }
-
-    /// A link's channel became active: it is the session's from now on, and says hello (unless a cap refuses it).
-    func linkOpened(
-        channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
-        intendedPeer: PeerID?, security: LinkSecurity?
-    ) -> Link {
-        let liveness = Liveness(
-            heartbeatInterval: configuration.heartbeatInterval.timeAmount,
-            timeout: configuration.livenessTimeout.timeAmount, now: .now())
-        let link = Link(
-            channel: channel, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
-            liveness: liveness, security: security)
-        links.add(link)
-        guard runState == .running else {
-            perform(link.machine.drop("session is not running"), on: link)
-            return link
-        }
-        if role == .acceptor, let refusal = links.refusal(forAccepted: link) {
-            logger.debug(
-                "closing an accepted link at once: \(refusal) (\(links.refusedUnproven) so far)",
-                metadata: ["link": "\(link.remoteDescription)"])
-            perform(link.machine.drop(refusal), on: link)
-            return link
-        }
-        let hello = localHello(for: link)
-        if let security {
-            do {
-                security.localHello = try StreamFraming.encode(.hello(hello), limits: .default)
-            } catch {
-                logger.debug("cannot encode the hello: \(error)")
-                perform(link.machine.drop("cannot encode the hello"), on: link)
-                return link
-            }
-        }
-        writer.write(.hello(hello), on: link)
-        return link
-    }
-
-    /// Accept failed for want of descriptors: the oldest accepted link that has not proved itself goes, so that the
-    /// next accept succeeds instead of failing again at once.
-    func descriptorsExhausted() {
-        let oldest = links.oldestUnprovenForExhaustion()
-        logger.debug(
-            "out of file descriptors accepting a connection (\(links.exhaustedAccepts) times so far); \(oldest == nil ? "no unproven connection to close" : "closing the oldest unproven one")"
-        )
-        guard let oldest else { return }
-        perform(oldest.machine.drop("out of descriptors: the oldest unproven connection goes"), on: oldest)
-    }
-
-    /// The hello for `link`: with a secret it carries the link's own ephemeral key.
-    func localHello(for link: Link) -> Hello {
-        var capabilities: Capabilities = [.resume, .appMessages]
-        let datagramChannel = datagrams.channel
-        if datagramChannel != nil { capabilities.insert(.datagrams) }
-        var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
-        if let security = link.security {
-            capabilities.insert(.authentication)
-            extensions.append(.authentication(publicKey: security.handshake.publicKey))
-        }
-        return Hello(
-            peerID: localPeer, incarnation: incarnation, capabilities: capabilities,
-            datagramPort: datagramChannel != nil ? UInt16(port) : 0, displayName: configuration.displayName,
-            sessionName: configuration.sessionName, extensions: extensions)
-    }
-
-    /// A link's pipeline failed: a malformed frame or a sealed record refused closes that link only.
-    func linkFailed(_ link: Link, error: any Error) {
-        if let wire = error as? WireError {
-            logger.debug("closing link \(link.remoteDescription): malformed frame: \(wire)")
-        } else if let crypto = error as? LinkCryptoError {
-            logger.debug("closing link \(link.remoteDescription): sealed record refused: \(crypto)")
-        } else {
-            logger.debug("link \(link.remoteDescription) failed: \(error)")
-        }
-    }
-
-    /// Closes `link`, ignoring whatever it still delivers; ``linkClosed(_:)`` settles the rest.
-    func close(_ link: Link, reason: String) {
-        logger.debug("closing link", metadata: ["link": "\(link.remoteDescription)", "reason": "\(reason)"])
-        link.machine.channelClosed()
-        link.channel.close(promise: nil)
-    }
+    // MARK: - Routing
 
     /// A message arrived on `link`.
     func received(_ message: Message, on link: Link) {
@@ -350,9 +260,11 @@ final class SessionCore {
 
     /// Carries out a link's actions, in order.
     func perform(_ actions: [LinkStateMachine.Action], on link: Link) {
+        var violated = false
         for action in actions {
             switch action {
             case .send(let message):
+                if message == .bye(.protocolError) { violated = true }
                 writer.write(message, on: link)
             case .identify(let hello):
                 identify(hello, on: link)
@@ -378,7 +290,11 @@ final class SessionCore {
             case .declined(let reason):
                 declined(reason, on: link)
             case .close(let reason):
-                logger.debug("closing link \(link.remoteDescription): \(reason)")
+                if violated {
+                    rejected(link, reason)  // a message out of place
+                } else {
+                    logger.debug("closing link \(link.remoteDescription): \(reason)")
+                }
                 writer.writePending(of: link)  // a bye or a decline goes before the close
                 link.channel.close(promise: nil)
             }

@@ -18,6 +18,7 @@ extension SessionEvent: CustomStringConvertible {
         case .streamOpened(let stream): "\(stream) opened"
         case .transfer(let progress): "transfer \(progress)"
         case .connectFailed(let endpoint, let reason): "cannot connect to \(endpoint): \(reason)"
+        case .notice(let notice): "\(notice)"
         case .eventsMissed(let count): "\(count) events missed (this reader fell behind)"
         }
     }

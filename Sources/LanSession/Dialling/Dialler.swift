@@ -199,6 +199,11 @@ final class Dialler {
         return staticEndpoints.values.contains(peer)
     }
 
+    /// Whether a static endpoint turned out to be `peer`'s: it is dialled whatever else the session wants.
+    func isStatic(_ peer: PeerID) -> Bool {
+        staticEndpoints.values.contains(peer)
+    }
+
     /// Whether anything names `peer`: a record, a static endpoint, a proven endpoint. A peer nothing names and that
     /// never connected is forgotten.
     func names(_ peer: PeerID) -> Bool {
@@ -224,7 +229,7 @@ final class Dialler {
     /// Dials every endpoint of `peer` whose path has no link, now or after its backoff.
     func reconcile(_ peer: PeerID) {
         guard running, let delegate, let facts = delegate.dialFacts(for: peer), !facts.left,
-            facts.wanted || staticEndpoints.values.contains(peer)
+            facts.wanted || isStatic(peer)
         else { return }
         for endpoint in endpoints(of: peer) where !facts.coveredPaths.contains(Self.path(of: endpoint)) {
             guard delegate.runsTransport(named: endpoint.transport) else { continue }

@@ -127,6 +127,8 @@ public enum SessionEvent: Hashable, Sendable {
     case transfer(TransferProgress)
     /// A connection to an endpoint given to ``Session/connect(to:)`` failed; it is retried with a growing delay.
     case connectFailed(Endpoint, reason: String)
+    /// Something an operator may want to know (see ``SessionNotice``).
+    case notice(SessionNotice)
     /// This subscriber fell behind: so many events were not kept for it (its buffer was full). Read the state
     /// afresh.
     case eventsMissed(Int)

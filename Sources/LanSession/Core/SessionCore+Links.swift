@@ -1,0 +1,253 @@
+import LinkCrypto
+import NIOCore
+import WireCodec
+
+/// Links as the core sets them up and carries their handshake out: the pipeline, the hello, the caps on links that
+/// have not proved themselves, the hello checked (``Admission``), with a secret the proof, the link made one of its
+/// peer's.
+extension SessionCore {
+    /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
+    func setUpStream(
+        _ channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
+        for intendedPeer: PeerID?
+    ) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
+            let security = secret.map { LinkSecurity(role: role, secret: $0) }
+            if let security { try channel.pipeline.syncOperations.addHandler(LinkSealingHandler(security: security)) }
+            try channel.pipeline.syncOperations.addHandler(
+                LinkHandler(
+                    core: self, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
+                    security: security))
+        }
+    }
+
+    /// A link's channel became active: it is the session's from now on, and says hello (unless a cap refuses it).
+    func linkOpened(
+        channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
+        intendedPeer: PeerID?, security: LinkSecurity?
+    ) -> Link {
+        let liveness = Liveness(
+            heartbeatInterval: configuration.heartbeatInterval.timeAmount,
+            timeout: configuration.livenessTimeout.timeAmount, now: .now())
+        let link = Link(
+            channel: channel, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
+            liveness: liveness, security: security)
+        links.add(link)
+        guard runState == .running else {
+            perform(link.machine.drop("session is not running"), on: link)
+            return link
+        }
+        if role == .acceptor, let refusal = links.refusal(forAccepted: link) {
+            let count = links.refusedUnproven
+            logger.debug(
+                "closing an accepted link at once: \(refusal) (\(count) so far)",
+                metadata: ["link": "\(link.remoteDescription)"])
+            if SessionNotice.isReported(count) {
+                events.yield(
+                    .notice(.unprovenLinkRefused(address: link.remoteDescription, reason: refusal, count: count)))
+            }
+            perform(link.machine.drop(refusal), on: link)
+            return link
+        }
+        let hello = localHello(for: link)
+        if let security {
+            do {
+                security.localHello = try StreamFraming.encode(.hello(hello), limits: .default)
+            } catch {
+                logger.debug("cannot encode the hello: \(error)")
+                perform(link.machine.drop("cannot encode the hello"), on: link)
+                return link
+            }
+        }
+        writer.write(.hello(hello), on: link)
+        return link
+    }
+
+    /// Accept failed for want of descriptors: the oldest accepted link that has not proved itself goes, so that the
+    /// next accept succeeds instead of failing again at once.
+    func descriptorsExhausted() {
+        let oldest = links.oldestUnprovenForExhaustion()
+        let notice = SessionNotice.descriptorsExhausted(count: links.exhaustedAccepts, closedOne: oldest != nil)
+        logger.debug("\(notice)")
+        if SessionNotice.isReported(links.exhaustedAccepts) { events.yield(.notice(notice)) }
+        guard let oldest else { return }
+        perform(oldest.machine.drop("out of descriptors: the oldest unproven connection goes"), on: oldest)
+    }
+
+    /// The hello for `link`: with a secret it carries the link's own ephemeral key.
+    func localHello(for link: Link) -> Hello {
+        var capabilities: Capabilities = [.resume, .appMessages]
+        let datagramChannel = datagrams.channel
+        if datagramChannel != nil { capabilities.insert(.datagrams) }
+        var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
+        if let security = link.security {
+            capabilities.insert(.authentication)
+            extensions.append(.authentication(publicKey: security.handshake.publicKey))
+        }
+        return Hello(
+            peerID: localPeer, incarnation: incarnation, capabilities: capabilities,
+            datagramPort: datagramChannel != nil ? UInt16(port) : 0, displayName: configuration.displayName,
+            sessionName: configuration.sessionName, extensions: extensions)
+    }
+
+    /// A link's pipeline failed: a malformed frame or a sealed record refused closes that link only, and is told.
+    func linkFailed(_ link: Link, error: any Error) {
+        if let wire = error as? WireError {
+            rejected(link, "malformed frame: \(wire)")
+        } else if let crypto = error as? LinkCryptoError {
+            rejected(link, "sealed record refused: \(crypto)")
+        } else {
+            logger.debug("link \(link.remoteDescription) failed: \(error)")
+        }
+    }
+
+    /// `link` is closed for what it sent: logged, and told to the subscribers (the first ten, then every thousandth).
+    func rejected(_ link: Link, _ reason: String) {
+        rejectedLinks += 1
+        logger.debug(
+            "closing link \(link.remoteDescription): \(reason)",
+            metadata: ["peer": "\(link.peerID.map { "\($0)" } ?? "?")"])
+        if SessionNotice.isReported(rejectedLinks) {
+            events.yield(.notice(.linkRejected(address: link.remoteDescription, reason: reason)))
+        }
+    }
+
+    /// Closes `link`, ignoring whatever it still delivers; ``linkClosed(_:)`` settles the rest.
+    func close(_ link: Link, reason: String) {
+        logger.debug("closing link", metadata: ["link": "\(link.remoteDescription)", "reason": "\(reason)"])
+        link.machine.channelClosed()
+        link.channel.close(promise: nil)
+    }
+
+    // MARK: - Handshake
+
+    /// A hello arrived on `link`: refused (another version or session), dropped (this very peer), or on to the proof
+    /// (with a secret) or the invitation.
+    func identify(_ hello: Hello, on link: Link) {
+        link.hello = hello
+        switch admission.check(hello) {
+        case .refuse(let reason, let detail):
+            refuse(link, hello: hello, reason: reason, detail)
+        case .ourselves:
+            if let endpoint = link.endpoint { dialler.forgetEndpoint(endpoint) }
+            perform(link.machine.drop("this is ourselves"), on: link)
+        case .prove:
+            guard let security = link.security else {
+                return perform(link.machine.drop("a secret but no secret handshake"), on: link)
+            }
+            let proof: [UInt8]
+            do {
+                proof = try security.derive(remoteHello: hello)
+            } catch {
+                admission.proofFailed()
+                return refuse(link, hello: hello, reason: .authenticationFailed, "\(error)")
+            }
+            perform(link.machine.authenticate(proof: proof), on: link)
+        case .admit:
+            admit(hello, on: link)
+        }
+    }
+
+    /// With a secret: the peer's `auth` arrived; only a valid proof lets the link go on.
+    func verify(_ proof: [UInt8], on link: Link) {
+        guard let security = link.security, let hello = link.hello else {
+            return perform(link.machine.drop("auth without a secret handshake"), on: link)
+        }
+        do {
+            try security.verify(peerProof: proof)
+        } catch {
+            admission.proofFailed()
+            authenticationRefused(link, "it claims to be \(hello.peerID): \(error)")
+            return perform(link.machine.drop("authentication failed"), on: link)
+        }
+        admit(hello, on: link)
+    }
+
+    /// The hello is admitted (with a secret, proved): the link becomes one of its peer's, and the invitation goes on.
+    func admit(_ hello: Hello, on link: Link) {
+        if let intended = link.intendedPeer, intended != hello.peerID {
+            // The endpoint leads to another peer (a stale or forged record): a failed dial for the intended one.
+            logger.debug("dialled \(link.remoteDescription) for \(intended), found \(hello.peerID)")
+            if let endpoint = link.endpoint, peers[intended] != nil {
+                dialler.disproved(endpoint, for: intended)
+                dialler.dialEnded(endpoint, for: intended, failed: true)
+            }
+            link.intendedPeer = nil
+        }
+        let peer = peers.record(for: hello.peerID)
+        peer.name = hello.displayName
+        peer.capabilities = hello.capabilities
+        if let endpoint = link.endpoint {
+            link.provenEndpoint = endpoint
+            dialler.staticEndpoint(endpoint, isPeer: peer.id)
+        } else if let port = hello.listenPort, let address = link.channel.remoteAddress?.ipAddress {
+            link.provenEndpoint = Endpoint(transport: link.transport.name, host: address, port: Int(port))
+        }
+        if let known = peer.incarnation, known != hello.incarnation {
+            logger.debug("\(peer.name) restarted; its sequence numbers start over", metadata: ["peer": "\(peer.id)"])
+            for old in Array(peer.links.values) where old !== link {
+                perform(old.machine.leave(.replaced), on: old)
+                detach(old, from: peer)
+            }
+            peer.reliable.peerRestarted()
+            applications.forEach { $0.peerRestarted(peer.id) }
+            streams.peerGone(peer.id, reason: "\(peer.name) restarted")
+        }
+        peer.incarnation = hello.incarnation
+
+        // One link per path: two on the same path (both dialled at once, or a redial before the old link was seen to
+        // die) keep the one dialled by the lower peer id; between two of the same dialer, the newer one.
+        if let existing = peer.otherLink(on: link.path, besides: link) {
+            let oldDialer = existing.role == .dialer ? localPeer : peer.id
+            let newDialer = link.role == .dialer ? localPeer : peer.id
+            if !LinkArbiter.keepsNewLink(local: localPeer, peer: peer.id, newDialer: newDialer, oldDialer: oldDialer) {
+                logger.debug("duplicate link to \(peer.name) on \(link.path): keeping the one dialled by \(oldDialer)")
+                return perform(link.machine.refuse(.duplicateLink, "duplicate link"), on: link)
+            }
+            logger.debug("duplicate link to \(peer.name) on \(link.path): replacing the older one")
+            // The new link first, then the old one detached as replaced, and only then closed: closing a channel on
+            // its loop reports it inactive at once, and a link closed while still one of the peer's would lose a
+            // connected peer to its own replacement.
+            peer.links[ObjectIdentifier(link)] = link
+            detach(existing, from: peer, replacedBy: link)
+            perform(existing.machine.leave(.replaced), on: existing)
+        }
+        peer.links[ObjectIdentifier(link)] = link
+        peer.left = false
+        if peer.state != .connected && peer.state != .connecting {
+            peer.state = .connecting
+            publishState(of: peer)
+        }
+        publishLink(link, of: peer)
+        let invite = invitations.invitation(of: peer.id)
+        perform(
+            link.machine.admit(
+                invitation: Invitation(
+                    context: invite?.context ?? configuration.invitationContext,
+                    timeoutMilliseconds: UInt32(
+                        clamping: (invite?.timeout ?? configuration.invitationTimeout).nanoseconds / 1_000_000))),
+            on: link)
+    }
+
+    /// A stranger's handshake failed for the secret: logged, and told to the subscribers (the first ten, then every
+    /// thousandth).
+    private func authenticationRefused(_ link: Link, _ detail: String) {
+        refusedHandshakes += 1
+        let notice = SessionNotice.authenticationFailed(
+            address: link.remoteDescription, detail: detail, count: refusedHandshakes)
+        logger.debug("\(notice)")
+        if SessionNotice.isReported(refusedHandshakes) { events.yield(.notice(notice)) }
+    }
+
+    /// Refuses the peer on `link` during the handshake, telling it why.
+    func refuse(_ link: Link, hello: Hello?, reason: DeclineReason, _ detail: String) {
+        if reason == .authenticationFailed {
+            // Strangers: no declined event, but a notice, rate-limited (a flood must not flood the subscribers).
+            authenticationRefused(link, detail)
+            return perform(link.machine.refuse(reason, detail), on: link)
+        }
+        logger.debug("refusing \(hello?.displayName ?? "a peer") at \(link.remoteDescription): \(detail)")
+        events.yield(.declined(hello?.peerID, address: link.remoteDescription, reason: reason))
+        perform(link.machine.refuse(reason, detail), on: link)
+    }
+}

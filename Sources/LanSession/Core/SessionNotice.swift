@@ -1,0 +1,50 @@
+/// Something about a session an operator may want to know although no peer's state changed: links refused for what
+/// they sent, strangers refused, resources running short, the unreliable channel given up on. The session logs only
+/// at debug and trace; these reach its subscribers as ``SessionEvent/notice(_:)``, and the application decides what
+/// its operator sees. Those that a flood could repeat come rate-limited: the first ten, then every thousandth, each
+/// with the count so far.
+public enum SessionNotice: Hashable, Sendable, CustomStringConvertible {
+    /// A link was closed for what it sent: a malformed frame, a sealed record that did not open, a message out of
+    /// place. The session serves everyone else.
+    case linkRejected(address: String, reason: String)
+    /// A stranger's handshake failed for the session's secret: it has none, its proof did not match, or it has one
+    /// where the session has none.
+    case authenticationFailed(address: String, detail: String, count: Int)
+    /// An accepted link was closed at once: too many links have not proved themselves yet, in all or from its address.
+    case unprovenLinkRefused(address: String, reason: String, count: Int)
+    /// Accepting a link failed for want of file descriptors; the oldest link that had not proved itself was closed to
+    /// make room, when there was one.
+    case descriptorsExhausted(count: Int, closedOne: Bool)
+    /// No datagram socket could be opened: unreliable messages use the reliable links.
+    case datagramsUnavailable(port: Int, reason: String)
+    /// A peer's datagrams do not get through although it answers on its link: its unreliable messages use the link.
+    case datagramsFallBack(PeerID, name: String)
+    /// What was sent to a peer that is away did not fit its replay buffer: the peer's applications are brought up to
+    /// date by their state when it is back, rather than by replay.
+    case replayBufferOverflowed(PeerID, name: String)
+
+    public var description: String {
+        switch self {
+        case .linkRejected(let address, let reason):
+            "closing link \(address): \(reason)"
+        case .authenticationFailed(let address, let detail, let count):
+            "refusing \(address): \(detail) (\(count) refused so far)"
+        case .unprovenLinkRefused(let address, let reason, let count):
+            "closing an accepted link from \(address) at once: \(reason) (\(count) so far)"
+        case .descriptorsExhausted(let count, let closedOne):
+            "out of file descriptors accepting a connection (\(count) times so far); "
+                + (closedOne ? "closing the oldest unproven one" : "no unproven connection to close")
+        case .datagramsUnavailable(let port, let reason):
+            "no datagram socket on port \(port): \(reason); using the reliable link only"
+        case .datagramsFallBack(let peer, let name):
+            "datagrams do not get through to \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))"), though it answers on its link; using the link instead"
+        case .replayBufferOverflowed(let peer, let name):
+            "the replay buffer for \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))") overflowed; it is re-synchronised when it is back"
+        }
+    }
+
+    /// Whether a notice repeated `count` times so far is passed on: the first ten, then every thousandth.
+    static func isReported(_ count: Int) -> Bool {
+        count <= 10 || count.isMultiple(of: 1_000)
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOEmbedded
+import Testing
+import WireCodec
+
+@testable import LanSession
+
+/// Data, streams and resources with a fake session: what leaves for each peer, and when.
+@Suite("StreamMultiplexer")
+struct StreamMultiplexerTests {
+    /// Plays the session: records what is sent, with a reliable channel whose room and unacknowledged bytes the test
+    /// sets.
+    final class FakeSession: StreamMultiplexerDelegate {
+        var sent: [(message: Message, peer: PeerID)] = []
+        var room = true
+        var unacknowledged = 0
+        var events: [SessionEvent] = []
+        var opened: [(peer: PeerID, name: String, id: UInt32)] = []
+
+        func sendSequenced(_ message: Message, to peer: PeerID) { sent.append((message, peer)) }
+        func reliableChannel(of peer: PeerID, hasRoomFor bytes: Int, messages: Int) -> Bool { room }
+        func unacknowledgedBytes(to peer: PeerID) -> Int { unacknowledged }
+        func name(of peer: PeerID) -> String { "peer \(peer.rawValue)" }
+        func emit(_ event: SessionEvent) { events.append(event) }
+        func byteStreamOpened(from peer: PeerID, name: String, id: UInt32) { opened.append((peer, name, id)) }
+
+        var kinds: [MessageKind] { sent.map(\.message.kind) }
+    }
+
+    let loop = EmbeddedEventLoop()
+    let peer = PeerID(2)
+
+    func multiplexer(_ session: FakeSession, inbox: String? = nil, byteStreams: Bool = true) -> StreamMultiplexer {
+        let multiplexer = StreamMultiplexer(
+            loop: loop, logger: Logger(label: "test"), inbox: inbox.map { Inbox(directory: $0, gate: nil) },
+            acceptsByteStreams: byteStreams)
+        multiplexer.delegate = session
+        return multiplexer
+    }
+
+    @Test("data waits for room on the reliable channel, in order, and is never dropped")
+    func dataWaitsForRoom() throws {
+        let session = FakeSession()
+        let multiplexer = multiplexer(session)
+        #expect(multiplexer.sendData(.data([1]), to: [peer]) == nil, "room: sent at once")
+        session.room = false
+        let waiting = try #require(multiplexer.sendData(.data([2]), to: [peer]))
+        session.room = true
+        #expect(multiplexer.sendData(.data([3]), to: [peer]) != nil, "behind what waits, even with room")
+        #expect(session.sent.map(\.message) == [.data([1])])
+        multiplexer.roomFreed(for: peer)
+        #expect(session.sent.map(\.message) == [.data([1]), .data([2]), .data([3])])
+        try waiting.wait()
+    }
+
+    @Test("a byte stream sends within the receiver's credit and under the bulk limit, after waiting data")
+    func creditAndBulk() throws {
+        let session = FakeSession()
+        let multiplexer = multiplexer(session)
+        let opened = multiplexer.open(to: peer, kind: .bytes, name: "s", size: 0, resumeKey: [])
+        guard case .streamOpen(let open) = session.sent.last?.message else {
+            Issue.record("no streamOpen")
+            return
+        }
+        multiplexer.received(.streamCredit(StreamCredit(id: open.id, received: 0, limit: 100_000)), from: peer)
+        let (id, from) = try opened.wait()
+        #expect(id == open.id && from == 0)
+        let key = StreamKey(peer: peer, id: id)
+        let written = multiplexer.write(key, [[UInt8](repeating: 1, count: 150_000)])
+        let chunks = session.sent.compactMap { if case .streamChunk(let c) = $0.message { c } else { nil } }
+        #expect(chunks.map(\.bytes.count) == [StreamMultiplexer.chunkSize, 100_000 - StreamMultiplexer.chunkSize])
+        session.unacknowledged = StreamMultiplexer.bulkLimit
+        multiplexer.received(.streamCredit(StreamCredit(id: id, received: 0, limit: 200_000)), from: peer)
+        #expect(session.kinds.filter { $0 == .streamChunk }.count == 2, "the bulk limit holds the rest")
+        session.unacknowledged = 0
+        multiplexer.roomFreed(for: peer)
+        #expect(session.kinds.filter { $0 == .streamChunk }.count == 3)
+        try written.wait()
+        try multiplexer.finish(key, digest: []).wait()
+        #expect(session.sent.last?.message == .streamEnd(StreamEnd(id: id, fromOpener: true, status: .finished)))
+    }
+
+    @Test("a peer that goes fails its streams and what waits for room")
+    func peerGone() {
+        let session = FakeSession()
+        let multiplexer = multiplexer(session)
+        session.room = false
+        let waiting = multiplexer.sendData(.data([1]), to: [peer])
+        let opened = multiplexer.open(to: peer, kind: .bytes, name: "s", size: 0, resumeKey: [])
+        multiplexer.peerGone(peer, reason: "it left")
+        #expect(throws: SessionError.self) { try waiting?.wait() }
+        #expect(throws: SessionError.self) { try opened.wait() }
+    }
+
+    @Test("streams it takes no part of are declined: bytes when not taken, resources without an inbox or a file name")
+    func declines() throws {
+        let session = FakeSession()
+        let noBytes = multiplexer(session, byteStreams: false)
+        noBytes.received(.streamOpen(StreamOpen(id: 1, kind: .bytes, name: "s", size: 0, resumeKey: [])), from: peer)
+        #expect(session.sent.last?.message.kind == .streamEnd)
+        noBytes.received(
+            .streamOpen(
+                StreamOpen(
+                    id: 2, kind: .resource, name: "a.bin", size: 1,
+                    resumeKey: [UInt8](repeating: 0, count: Wire.resumeKeyLength))), from: peer)
+        guard case .streamEnd(let end) = session.sent.last?.message else {
+            Issue.record("the resource was not declined")
+            return
+        }
+        #expect(end.status == .declined && end.reason.contains("inbox"))
+        let inbox = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID().uuidString)").path
+        let withInbox = multiplexer(session, inbox: inbox)
+        withInbox.received(
+            .streamOpen(
+                StreamOpen(
+                    id: 3, kind: .resource, name: "..", size: 1,
+                    resumeKey: [UInt8](repeating: 0, count: Wire.resumeKeyLength))), from: peer)
+        guard case .streamEnd(let refused) = session.sent.last?.message else {
+            Issue.record("\"..\" was taken as a file name")
+            return
+        }
+        #expect(refused.status == .declined && refused.id == 3)
+        withInbox.received(
+            .streamOpen(StreamOpen(id: 4, kind: .bytes, name: "s", size: 0, resumeKey: [])), from: peer)
+        #expect(session.opened.map(\.id) == [4])
+        #expect(session.sent.last?.message == .streamCredit(StreamCredit(id: 4, received: 0, limit: 256 << 10)))
+    }
+
+    @Test("a chunk out of place ends the stream as failed; the reader learns why")
+    func chunkOutOfPlace() {
+        let session = FakeSession()
+        let multiplexer = multiplexer(session)
+        multiplexer.received(
+            .streamOpen(StreamOpen(id: 1, kind: .bytes, name: "s", size: 0, resumeKey: [])), from: peer)
+        let key = StreamKey(peer: peer, id: 1)
+        let read = multiplexer.read(key)
+        multiplexer.received(.streamChunk(StreamChunk(id: 1, offset: 10, bytes: [1])), from: peer)
+        guard case .streamEnd(let end) = session.sent.last?.message else {
+            Issue.record("no streamEnd")
+            return
+        }
+        #expect(end.status == .failed && !end.fromOpener)
+        #expect(throws: SessionError.self) { try read.wait() }
+    }
+}
