@@ -21,10 +21,13 @@ public final class MessageRecorder: SessionApplication {
     public private(set) var calls: [Call] = []
     /// Called with each message as it is received.
     public var onMessage: (Message) -> Void = { _ in }
+    /// What the session offers it, when the test hands it over (to send through it).
+    public weak var context: (any ApplicationContext)?
 
-    public init(kinds: Set<MessageKind> = [], numbers: Set<UInt8> = []) {
+    public init(kinds: Set<MessageKind> = [], numbers: Set<UInt8> = [], context: (any ApplicationContext)? = nil) {
         self.messageKinds = kinds
         self.appNumbers = numbers
+        self.context = context
     }
 
     /// The messages received so far.

@@ -23,7 +23,7 @@ public protocol SessionApplication: AnyObject, SendableMetatype {
     /// `peer` connected (its first link carries traffic): greet it and send it what it may lack.
     func peerConnected(_ peer: PeerID)
 
-    /// The set of connected peers changed: a peer connected, or is gone.
+    /// The set of connected peers changed: a peer connected (after ``peerConnected(_:)``), or is gone.
     func membershipChanged()
 
     /// `peer` restarted: what it held died with its process, and what was sent to it is lost.

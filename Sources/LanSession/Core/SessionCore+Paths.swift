@@ -103,6 +103,7 @@ extension SessionCore {
         publishState(of: peer)
         gossip.changed()
         applications.forEach { $0.peerConnected(peer.id) }
+        applications.forEach { $0.membershipChanged() }
     }
 
     /// A pong on a stream link: a measurement's answer, or a heartbeat's round trip on that path.

@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
 import LanSession
-import LanSessionDiscovery
 import NIOPosix
+
+#if Discovery
+    import LanSessionDiscovery
+#endif
 
 /// `chat`: every line typed goes to every peer of the session; `/to NAME text` to one, `/file PATH NAME` sends a
 /// file, `/peers` lists who is there, `/quit` leaves.
@@ -20,7 +23,9 @@ struct Chat: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var listen = "0.0.0.0"
     @Option(help: "Port to listen on (0: any).") var port = 0
     @Option(help: "A peer to reach at HOST:PORT (repeatable).") var peer: [String] = []
-    @Flag(help: "Find peers on the LAN with mDNS (needs avahi-daemon).") var discover = false
+    #if Discovery
+        @Flag(help: "Find peers on the LAN with mDNS (needs avahi-daemon).") var discover = false
+    #endif
     @Option(help: "Where files sent to you land.") var inbox: String?
 
     func run() async throws {
@@ -38,13 +43,17 @@ struct Chat: AsyncParsableCommand {
             }
             try await session.connect(to: endpoint)
         }
-        let avahi = discover ? try await AvahiConnection.connect() : nil
         let events = session.subscribe()
+        #if Discovery
+            let avahi = discover ? try await AvahiConnection.connect() : nil
+        #endif
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await Self.show(events) }
-            if let avahi {
-                group.addTask { try await SessionDiscovery(session: session).run(on: avahi) }
-            }
+            #if Discovery
+                if let avahi {
+                    group.addTask { try await SessionDiscovery(session: session).run(on: avahi) }
+                }
+            #endif
             group.addTask { try await Self.read(into: session) }
             try await group.next()  // the reader ended: /quit or end of input
             group.cancelAll()
