@@ -61,10 +61,18 @@ struct PayloadEndToEndTests {
         let digest = String(made.stdout.prefix(64))
         #expect(digest.count == 64, "\(made.stderr)")
 
-        // Baseline, same hosts, same run: a raw TCP copy of the file into host 2's /run.
+        // Host 1's link shaped to 1 Gbit/s as a LAN would limit it: the 200 MB take 1.6 s at least, so that the
+        // pings and increments below surely overlap the transfer, however fast the machine.
+        _ = try cluster.lab.run(
+            1,
+            ["tc", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", "1gbit", "burst", "256kb", "latency", "20ms"],
+            timeout: 10)
+        // Baseline, same hosts, same run, same link: a raw TCP copy of the file into host 2's /run.
         let raw = try await rawCopy(cluster, file: file.path)
         print(
-            String(format: "measured: raw TCP copy host 1 → host 2: %.3f s, %.1f MB/s", raw, Double(size) / raw / 1e6))
+            String(
+                format: "measured: raw TCP copy host 1 → host 2 at 1 Gbit/s: %.3f s, %.1f MB/s", raw,
+                Double(size) / raw / 1e6))
 
         // Small messages before and during the transfer: round trips of pings, and increments.
         let idle = try cluster.client(1, ["bench", "--peer", "h2", "--count", "300"]) as? [String: Any]
@@ -112,7 +120,8 @@ struct PayloadEndToEndTests {
         let rate = result["megabytesPerSecond"] as? Double ?? 0
         print(
             String(
-                format: "measured: push 200 MB host 1 → host 2: %.3f s, %.1f MB/s, %.2f× the raw copy", seconds, rate,
+                format: "measured: push 200 MB host 1 → host 2 at 1 Gbit/s: %.3f s, %.1f MB/s, %.2f× the raw copy",
+                seconds, rate,
                 raw / max(seconds, 0.001)))
         print(
             "measured: ping RTT to host 2 idle p50 \(idle?["p50_us"] ?? "?") µs p99 \(idle?["p99_us"] ?? "?") µs; "
