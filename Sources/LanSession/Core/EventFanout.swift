@@ -7,20 +7,33 @@ import Synchronization
 /// and it is told how many with the event `missed(count)` makes, as soon as its buffer has room again, so that it
 /// knows to read the state afresh. Other subscribers are not slowed down by it. Events may be yielded from any
 /// thread; the order of one thread's events is kept.
+///
+/// ``yield(_:)`` is inlinable, so that an application's module gets it specialized for its own event type: it runs
+/// per message.
 public final class EventFanout<Event: Sendable>: Sendable {
-    private struct Subscriber {
-        let continuation: AsyncStream<Event>.Continuation
-        var missed = 0
+    @usableFromInline
+    struct Subscriber {
+        @usableFromInline let continuation: AsyncStream<Event>.Continuation
+        @usableFromInline var missed = 0
+
+        @usableFromInline
+        init(continuation: AsyncStream<Event>.Continuation) {
+            self.continuation = continuation
+        }
     }
 
-    private struct State {
-        var subscribers: [UInt64: Subscriber] = [:]
-        var nextID: UInt64 = 1
-        var finished = false
+    @usableFromInline
+    struct State {
+        @usableFromInline var subscribers: [UInt64: Subscriber] = [:]
+        @usableFromInline var nextID: UInt64 = 1
+        @usableFromInline var finished = false
+
+        @usableFromInline
+        init() {}
     }
 
-    private let state = Mutex(State())
-    private let missed: @Sendable (Int) -> Event
+    @usableFromInline let state = Mutex(State())
+    @usableFromInline let missed: @Sendable (Int) -> Event
 
     /// Creates a fanout; `missed` makes the event that tells a subscriber how many events it missed.
     public init(missed: @escaping @Sendable (Int) -> Event) {
@@ -49,6 +62,7 @@ public final class EventFanout<Event: Sendable>: Sendable {
     }
 
     /// Gives `event` to every subscriber.
+    @inlinable
     public func yield(_ event: Event) {
         state.withLock { state in
             for (id, subscriber) in state.subscribers {
