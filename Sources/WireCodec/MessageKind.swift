@@ -1,7 +1,10 @@
 /// The first byte of every message body: which message follows.
 ///
-/// Kinds `0x01...0x1F` control a link and are never sequenced. Kinds `0x20...0x3F` are the application's commands;
-/// on the reliable channel each one consumes the next sequence number (see `ack`).
+/// Kinds `0x01...0x1F` control a link and are never sequenced. Kinds `0x20...0x3F` are the applications' commands;
+/// on the reliable channel each one consumes the next sequence number (see `ack`): `0x20...0x29` belong to the original
+/// apps (the BubblesAndCounter module; they stay here, at their numbers, for compatibility), `0x30...0x34` are the
+/// payloads any application sends through the session, and `appMessage` carries the messages of any application of
+/// its own, by number.
 public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     // MARK: Link control
     /// Opens a link: protocol version, peer id, names, capabilities.
@@ -28,7 +31,7 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     /// Proves knowledge of the session's secret, bound to both hellos; everything after it on the link is sealed.
     case auth = 0x0B
 
-    // MARK: Application commands
+    // MARK: Application commands of the original apps (the BubblesAndCounter module)
     /// The original apps' greeting: the sender's name.
     case handshake = 0x20
     /// Proposes a player index.

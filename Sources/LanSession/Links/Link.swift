@@ -36,7 +36,7 @@ final class Link {
     /// The peer said bye on it because another link on its path replaced it (a tie-break of simultaneous dials).
     var replacedByPeer = false
     /// Written to in the loop's current burst of work, and the small frames waiting for its end
-    /// (SessionCore+Flushing).
+    /// (``LinkWriter``).
     var inBurst = false
     var pending: ByteBuffer?
     /// The secret handshake and sealing; nil without a secret.
