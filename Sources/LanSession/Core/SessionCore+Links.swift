@@ -42,7 +42,7 @@ extension SessionCore {
             logger.debug(
                 "closing an accepted link at once: \(refusal) (\(count) so far)",
                 metadata: ["link": "\(link.remoteDescription)"])
-            if SessionNotice.isReported(count) {
+            if NoticeThrottle.isReported(count) {
                 events.yield(
                     .notice(.unprovenLinkRefused(address: link.remoteDescription, reason: refusal, count: count)))
             }
@@ -69,7 +69,7 @@ extension SessionCore {
         let oldest = links.oldestUnprovenForExhaustion()
         let notice = SessionNotice.descriptorsExhausted(count: links.exhaustedAccepts, closedOne: oldest != nil)
         logger.debug("\(notice)")
-        if SessionNotice.isReported(links.exhaustedAccepts) { events.yield(.notice(notice)) }
+        if NoticeThrottle.isReported(links.exhaustedAccepts) { events.yield(.notice(notice)) }
         guard let oldest else { return }
         perform(oldest.machine.drop("out of descriptors: the oldest unproven connection goes"), on: oldest)
     }
@@ -103,13 +103,11 @@ extension SessionCore {
 
     /// `link` is closed for what it sent: logged, and told to the subscribers (the first ten, then every thousandth).
     func rejected(_ link: Link, _ reason: String) {
-        rejectedLinks += 1
+        let (_, report) = throttle.count(.rejectedLink)
         logger.debug(
             "closing link \(link.remoteDescription): \(reason)",
             metadata: ["peer": "\(link.peerID.map { "\($0)" } ?? "?")"])
-        if SessionNotice.isReported(rejectedLinks) {
-            events.yield(.notice(.linkRejected(address: link.remoteDescription, reason: reason)))
-        }
+        if report { events.yield(.notice(.linkRejected(address: link.remoteDescription, reason: reason))) }
     }
 
     /// Closes `link`, ignoring whatever it still delivers; ``linkClosed(_:)`` settles the rest.
@@ -232,11 +230,10 @@ extension SessionCore {
     /// A stranger's handshake failed for the secret: logged, and told to the subscribers (the first ten, then every
     /// thousandth).
     private func authenticationRefused(_ link: Link, _ detail: String) {
-        refusedHandshakes += 1
-        let notice = SessionNotice.authenticationFailed(
-            address: link.remoteDescription, detail: detail, count: refusedHandshakes)
+        let (count, report) = throttle.count(.refusedHandshake)
+        let notice = SessionNotice.authenticationFailed(address: link.remoteDescription, detail: detail, count: count)
         logger.debug("\(notice)")
-        if SessionNotice.isReported(refusedHandshakes) { events.yield(.notice(notice)) }
+        if report { events.yield(.notice(notice)) }
     }
 
     /// Refuses the peer on `link` during the handshake, telling it why.

@@ -17,10 +17,9 @@ extension SessionCore {
             return
         }
         if overflowed {
-            replayOverflows += 1
             let notice = SessionNotice.replayBufferOverflowed(peer.id, name: peer.name)
             logger.debug("\(notice)")
-            if SessionNotice.isReported(replayOverflows) { events.yield(.notice(notice)) }
+            if throttle.count(.replayOverflow).report { events.yield(.notice(notice)) }
             applications.forEach { $0.peerMissedMessages(peer.id) }
         }
         guard let link = peer.dataLink else { return }

@@ -49,11 +49,8 @@ final class SessionCore {
     /// The listening channel of each transport, by name.
     private(set) var listeners: [String: any Channel] = [:]
     private var ticker: RepeatedTask?
-    /// Links closed for what they sent, handshakes refused for the secret, overflows of replay buffers, so far
-    /// (their notices are rate-limited).
-    var rejectedLinks = 0
-    var refusedHandshakes = 0
-    var replayOverflows = 0
+    /// Notices a flood could repeat, counted and rate-limited.
+    var throttle = NoticeThrottle()
 
     // The components.
     var admission: Admission

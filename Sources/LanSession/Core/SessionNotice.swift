@@ -42,9 +42,4 @@ public enum SessionNotice: Hashable, Sendable, CustomStringConvertible {
             "the replay buffer for \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))") overflowed; it is re-synchronised when it is back"
         }
     }
-
-    /// Whether a notice repeated `count` times so far is passed on: the first ten, then every thousandth.
-    static func isReported(_ count: Int) -> Bool {
-        count <= 10 || count.isMultiple(of: 1_000)
-    }
 }
