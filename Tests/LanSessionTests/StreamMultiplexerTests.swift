@@ -20,7 +20,11 @@ struct StreamMultiplexerTests {
         var opened: [(peer: PeerID, name: String, id: UInt32)] = []
 
         func sendSequenced(_ message: Message, to peer: PeerID) { sent.append((message, peer)) }
-        func reliableChannel(of peer: PeerID, hasRoomFor bytes: Int, messages: Int) -> Bool { room }
+        func sendSequenced(_ message: Message, to peer: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
+            guard room else { return false }
+            sendSequenced(message, to: peer)
+            return true
+        }
         func unacknowledgedBytes(to peer: PeerID) -> Int { unacknowledged }
         func name(of peer: PeerID) -> String { "peer \(peer.rawValue)" }
         func emit(_ event: SessionEvent) { events.append(event) }
@@ -44,11 +48,11 @@ struct StreamMultiplexerTests {
     func dataWaitsForRoom() throws {
         let session = FakeSession()
         let multiplexer = multiplexer(session)
-        #expect(multiplexer.sendData(.data([1]), to: [peer]) == nil, "room: sent at once")
+        #expect(multiplexer.sendData(.data([1]), to: peer) == nil, "room: sent at once")
         session.room = false
-        let waiting = try #require(multiplexer.sendData(.data([2]), to: [peer]))
+        let waiting = try #require(multiplexer.sendData(.data([2]), to: peer))
         session.room = true
-        #expect(multiplexer.sendData(.data([3]), to: [peer]) != nil, "behind what waits, even with room")
+        #expect(multiplexer.sendData(.data([3]), to: peer) != nil, "behind what waits, even with room")
         #expect(session.sent.map(\.message) == [.data([1])])
         multiplexer.roomFreed(for: peer)
         #expect(session.sent.map(\.message) == [.data([1]), .data([2]), .data([3])])
@@ -87,7 +91,7 @@ struct StreamMultiplexerTests {
         let session = FakeSession()
         let multiplexer = multiplexer(session)
         session.room = false
-        let waiting = multiplexer.sendData(.data([1]), to: [peer])
+        let waiting = multiplexer.sendData(.data([1]), to: peer)
         let opened = multiplexer.open(to: peer, kind: .bytes, name: "s", size: 0, resumeKey: [])
         multiplexer.peerGone(peer, reason: "it left")
         #expect(throws: SessionError.self) { try waiting?.wait() }

@@ -70,8 +70,12 @@ extension SessionCore: StreamMultiplexerDelegate {
         sendSequenced(message, to: peer)
     }
 
-    func reliableChannel(of id: PeerID, hasRoomFor bytes: Int, messages: Int) -> Bool {
-        peers[id]?.reliable.hasRoom(bytes: bytes, messages: messages) ?? false
+    func sendSequenced(_ message: Message, to id: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
+        guard let peer = peers[id],
+            peer.reliable.hasRoom(bytes: message.approximateSize + bytes, messages: 1 + messages)
+        else { return false }
+        sendSequenced(message, to: peer)
+        return true
     }
 
     func unacknowledgedBytes(to id: PeerID) -> Int {

@@ -68,7 +68,15 @@ extension SessionCore {
             for peer in targets where peer.isConnected { sendUnreliable(message, to: peer) }
             return nil
         }
-        return streams.sendData(message, to: targets.map(\.id))
+        var waiting: [EventLoopFuture<Void>] = []
+        for peer in targets {
+            if let turn = streams.sendData(message, to: peer.id) { waiting.append(turn) }
+        }
+        switch waiting.count {
+        case 0: return nil
+        case 1: return waiting[0]
+        default: return EventLoopFuture.andAllSucceed(waiting, on: loop)
+        }
     }
 
     func noSuchMember(_ id: PeerID) -> SessionError {

@@ -26,39 +26,35 @@ final class OutgoingStreams {
 
     // MARK: - Data
 
-    /// Sends an application's reliable `data` to `peers` (members): at once where the reliable channel has room,
-    /// otherwise after what waits for that peer. Returns nil when it is on every peer's channel already, otherwise
-    /// the future of the peers short of room (it succeeds as acknowledgements free room).
-    func sendData(_ message: Message, to peers: [PeerID]) -> EventLoopFuture<Void>? {
-        var waiting: [EventLoopFuture<Void>] = []
-        let size = message.approximateSize
-        for peer in peers {
-            if outboxes[peer, default: []].isEmpty && hasRoomForData(peer, size: size) {
-                delegate?.sendSequenced(message, to: peer)
-            } else {
-                let promise = loop.makePromise(of: Void.self)
-                outboxes[peer, default: []].append(PendingData(message: message, promise: promise))
-                waiting.append(promise.futureResult)
-            }
-        }
-        return waiting.isEmpty ? nil : EventLoopFuture.andAllSucceed(waiting, on: loop)
+    /// Sends an application's reliable `data` to `peer` (a member): at once when its reliable channel has room and
+    /// nothing waits for it, otherwise after what waits. Returns nil when it is on the channel already, otherwise the
+    /// future of its turn (it succeeds as acknowledgements free room).
+    func sendData(_ message: Message, to peer: PeerID) -> EventLoopFuture<Void>? {
+        if outboxes[peer] == nil, sendIfRoom(message, to: peer) { return nil }
+        let promise = loop.makePromise(of: Void.self)
+        outboxes[peer, default: []].append(PendingData(message: message, promise: promise))
+        return promise.futureResult
     }
 
-    private func hasRoomForData(_ peer: PeerID, size: Int) -> Bool {
-        delegate?.reliableChannel(
-            of: peer, hasRoomFor: size + StreamMultiplexer.reservedReplayBytes,
-            messages: 1 + StreamMultiplexer.reservedReplayMessages) ?? false
+    /// Sends `message` if `peer`'s reliable channel keeps the room reserved for the session's own messages.
+    private func sendIfRoom(_ message: Message, to peer: PeerID) -> Bool {
+        delegate?.sendSequenced(
+            message, to: peer, ifRoomBeyond: StreamMultiplexer.reservedReplayBytes,
+            messages: StreamMultiplexer.reservedReplayMessages) ?? false
     }
 
     /// Acknowledgements or a resume freed room on `peer`'s reliable channel: waiting data goes first, then chunks.
     func roomFreed(for peer: PeerID) {
-        while let first = outboxes[peer]?.first, hasRoomForData(peer, size: first.message.approximateSize) {
-            outboxes[peer]!.removeFirst()
-            delegate?.sendSequenced(first.message, to: peer)
-            first.promise.succeed()
+        if var outbox = outboxes.removeValue(forKey: peer) {
+            var sent = 0
+            while sent < outbox.count, sendIfRoom(outbox[sent].message, to: peer) { sent += 1 }
+            let promises = outbox[..<sent].map(\.promise)
+            outbox.removeFirst(sent)
+            if !outbox.isEmpty { outboxes[peer] = outbox }
+            // Completed once the outbox is as it stays: a waiting caller goes on from there.
+            for promise in promises { promise.succeed() }
+            guard outbox.isEmpty else { return }
         }
-        if outboxes[peer]?.isEmpty == true { outboxes[peer] = nil }
-        guard outboxes[peer] == nil else { return }
         for stream in outgoing.values where stream.key.peer == peer && stream.parked != nil {
             pump(stream)
         }

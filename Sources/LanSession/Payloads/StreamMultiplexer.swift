@@ -6,8 +6,9 @@ import WireCodec
 protocol StreamMultiplexerDelegate: AnyObject {
     /// Sends a sequenced message to `peer`, a member: numbered, kept for resending, written when its link carries data.
     func sendSequenced(_ message: Message, to peer: PeerID)
-    /// Whether `peer`'s reliable channel has room for `bytes` more in `messages` more frames.
-    func reliableChannel(of peer: PeerID, hasRoomFor bytes: Int, messages: Int) -> Bool
+    /// Sends a sequenced message to `peer` if its reliable channel keeps room for `bytes` more in `messages` more
+    /// frames beside it; false, and nothing sent, otherwise.
+    func sendSequenced(_ message: Message, to peer: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool
     /// The bytes sent to `peer` and not acknowledged yet.
     func unacknowledgedBytes(to peer: PeerID) -> Int
     /// The display name of `peer`, for messages.
@@ -57,11 +58,11 @@ final class StreamMultiplexer {
 
     // MARK: - Opener
 
-    /// Sends an application's reliable `data` to `peers` (members): at once where the reliable channel has room,
-    /// otherwise after what waits for that peer. Returns nil when it is on every peer's channel already, otherwise
-    /// the future of the peers short of room (it succeeds as acknowledgements free room).
-    func sendData(_ message: Message, to peers: [PeerID]) -> EventLoopFuture<Void>? {
-        outgoing.sendData(message, to: peers)
+    /// Sends an application's reliable `data` to `peer` (a member): at once when its reliable channel has room and
+    /// nothing waits for it, otherwise after what waits. Returns nil when it is on the channel already, otherwise the
+    /// future of its turn (it succeeds as acknowledgements free room).
+    func sendData(_ message: Message, to peer: PeerID) -> EventLoopFuture<Void>? {
+        outgoing.sendData(message, to: peer)
     }
 
     /// Acknowledgements or a resume freed room on `peer`'s reliable channel: waiting data goes first, then chunks.
