@@ -39,7 +39,7 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
-        // The secret handshake and the sealing of links, on swift-crypto; no I/O.
+        // The Noise handshake (XX, XXpsk3) and the sealing of links, on swift-crypto; no I/O.
         .target(
             name: "LinkCrypto",
             dependencies: ["WireCodec", .product(name: "Crypto", package: "swift-crypto")]
@@ -118,7 +118,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "LinkCryptoTests", dependencies: ["LinkCrypto", "WireCodec"]),
+        .testTarget(
+            name: "LinkCryptoTests",
+            dependencies: ["LinkCrypto", "WireCodec", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "LanSessionTests",
             dependencies: [

@@ -2,12 +2,13 @@
 public struct LinkCryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
     public enum Code: Hashable, Sendable {
-        /// The secret is empty.
+        /// The secret is empty, or a pre-shared key is not 32 bytes.
         case emptySecret
-        /// The peer's ephemeral key is missing, malformed, or gives no usable shared secret.
+        /// A peer's public key gives no usable shared secret (a low-order point: an all-zero result).
         case badPublicKey
-        /// The peer's proof does not match: it does not know the secret, or the handshake was replayed or altered.
-        case proofMismatch
+        /// A handshake message was refused: out of turn, of a wrong length, or failing authentication (another
+        /// pre-shared key, a replay, altered bytes). The handshake is over.
+        case handshakeFailed
         /// A record or datagram failed authentication (a wrong key, a replay, or altered bytes).
         case badTag
         /// A record's length field is outside the limits.
@@ -22,9 +23,12 @@ public struct LinkCryptoError: Error, Hashable, Sendable, CustomStringConvertibl
         case library
     }
 
+    /// What went wrong.
     public var code: Code
+    /// Details for a log.
     public var detail: String
 
+    /// An error of `code`, with `detail` for a log.
     public init(_ code: Code, _ detail: String) {
         self.code = code
         self.detail = detail

@@ -1,7 +1,7 @@
 /// One request on the control socket: a JSON object on one line.
 public struct ControlRequest: Codable, Hashable, Sendable {
     /// What to do: status, peers, increment, counter, watch, bubbles, pickup, move, drop, invitations, accept,
-    /// decline, bench, send, push, transfers, cancel.
+    /// decline, bench, send, push, transfers, cancel, pair, pairings, devices, unpair.
     public var command: String
     /// increment: how many presses (default 1); bench: how many round trips.
     public var count: Int?
@@ -16,6 +16,7 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     /// decline: why, in words.
     public var reason: String?
     /// bench, send, push: the peer, by peer id (16 hex digits) or name; send without one goes to every member.
+    /// pair, unpair: the device, by peer id.
     public var peer: String?
     /// bench: the transport ("lan").
     public var transport: String?
@@ -31,13 +32,16 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var name: String?
     /// cancel: the transfer, as `transfers` lists it ("out:PEER/N" or "in:PEER/N").
     public var transfer: String?
+    /// pair: confirms the pairing with this code (the one both devices show).
+    public var code: String?
 
     /// Creates a request.
     public init(
         command: String, count: Int? = nil, view: Int? = nil, x: Double? = nil, y: Double? = nil, id: UInt64? = nil,
         reason: String? = nil, peer: String? = nil, transport: String? = nil, channel: String? = nil, size: Int? = nil,
-        data: String? = nil, path: String? = nil, name: String? = nil, transfer: String? = nil
+        data: String? = nil, path: String? = nil, name: String? = nil, transfer: String? = nil, code: String? = nil
     ) {
+        self.code = code
         self.data = data
         self.path = path
         self.name = name

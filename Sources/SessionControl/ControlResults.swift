@@ -5,10 +5,14 @@ public struct StatusResult: Codable, Hashable, Sendable {
     public var session: String
     public var port: Int
     public var peers: Int
-    /// Links are authenticated with the session's secret and encrypted. Without a secret anyone on the network can
-    /// join, read and forge.
+    /// Links run the Noise handshake and are encrypted; false only with `--insecure`, for measuring.
     public var encrypted: Bool
-    /// Handshakes refused for the secret (no key, or a proof that did not match).
+    /// This device's key fingerprint, which people compare.
+    public var fingerprint: String
+    /// Who gets in: paired, secret or open.
+    public var admission: String
+    /// Handshakes refused (no encryption, another secret setting, a message that did not decrypt, a key that is not
+    /// the claimed peer id's).
     public var failedHandshakes: Int
     /// Datagrams dropped on sealed links (a bad tag, a replay, or unsealed).
     public var droppedDatagrams: Int
@@ -17,9 +21,12 @@ public struct StatusResult: Codable, Hashable, Sendable {
 
     public init(
         name: String, peerID: String, session: String, port: Int, peers: Int, encrypted: Bool = false,
-        failedHandshakes: Int = 0, droppedDatagrams: Int = 0, refusedConnections: Int = 0
+        fingerprint: String = "", admission: String = "open", failedHandshakes: Int = 0, droppedDatagrams: Int = 0,
+        refusedConnections: Int = 0
     ) {
         self.encrypted = encrypted
+        self.fingerprint = fingerprint
+        self.admission = admission
         self.failedHandshakes = failedHandshakes
         self.droppedDatagrams = droppedDatagrams
         self.refusedConnections = refusedConnections
@@ -47,14 +54,22 @@ public struct PeerResult: Codable, Hashable, Sendable {
     public var endpoints: [String]
     /// Its links, one per path: the active one first.
     public var links: [LinkResult]
-    /// Its active link is authenticated with the session's secret and encrypted.
+    /// Its active link is past the Noise handshake and encrypted.
     public var encrypted: Bool
+    /// The fingerprint of the device key its handshake proved (nil on insecure links).
+    public var fingerprint: String?
+    /// How it got in: paired, introduced, secret or open (nil on insecure links).
+    public var trust: String?
 
     public init(
         peerID: String, name: String, state: String, transport: String, address: String?, playerIndex: Int?,
-        rttMicros: Int?, unreliable: String, endpoints: [String] = [], links: [LinkResult] = [], encrypted: Bool = false
+        rttMicros: Int?, unreliable: String, endpoints: [String] = [], links: [LinkResult] = [],
+        encrypted: Bool = false,
+        fingerprint: String? = nil, trust: String? = nil
     ) {
         self.encrypted = encrypted
+        self.fingerprint = fingerprint
+        self.trust = trust
         self.endpoints = endpoints
         self.links = links
         self.peerID = peerID
@@ -75,7 +90,7 @@ public struct LinkResult: Codable, Hashable, Sendable {
     /// active, standby or connecting.
     public var state: String
     public var rttMicros: Int?
-    /// Authenticated with the session's secret and encrypted.
+    /// Past the Noise handshake and encrypted.
     public var encrypted: Bool
 
     public init(transport: String, address: String, state: String, rttMicros: Int?, encrypted: Bool = false) {
@@ -195,7 +210,8 @@ public struct BenchResult: Codable, Hashable, Sendable {
 public struct EventResult: Codable, Hashable, Sendable {
     /// peerConnected, peerLost, peerLeft, linkChanged, counter, pickUp, holder, move, drop, layout, invitation,
     /// declined, peerState, resynchronised, data, streamOpened, transfer, notice (reason: what it says),
-    /// countClaimedAbove (count: the claim, total: this peer's own count), eventsMissed.
+    /// countClaimedAbove (count: the claim, total: this peer's own count), eventsMissed, pairingRequested
+    /// (fingerprint, code), paired, pairingEnded (reason), introduced (holder: by whom), unpaired (holder: by whom).
     public var event: String
     public var peerID: String?
     public var name: String?
@@ -221,6 +237,10 @@ public struct EventResult: Codable, Hashable, Sendable {
     public var channel: String?
     /// transfer: the transfer's id, phase, direction, bytes so far and size, where it landed, its SHA-256.
     public var transfer: TransferResult?
+    /// pairingRequested, paired, introduced: the device's fingerprint.
+    public var fingerprint: String?
+    /// pairingRequested: the code both devices show.
+    public var code: String?
     /// When the daemon saw the event (ISO 8601, UTC, milliseconds).
     public var time: String?
 
@@ -272,5 +292,72 @@ public struct TransferResult: Codable, Hashable, Sendable {
         self.bytes = bytes
         self.total = total
         self.resumedFrom = resumedFrom
+    }
+}
+
+/// `pairings`: one element per pairing under way.
+public struct PairingResult: Codable, Hashable, Sendable {
+    public var peerID: String
+    public var name: String
+    public var fingerprint: String
+    /// The 6-digit code both devices show.
+    public var code: String
+    /// This side asked.
+    public var requestedHere: Bool
+    public var confirmedHere: Bool
+    public var confirmedThere: Bool
+
+    public init(
+        peerID: String, name: String, fingerprint: String, code: String, requestedHere: Bool, confirmedHere: Bool,
+        confirmedThere: Bool
+    ) {
+        self.peerID = peerID
+        self.name = name
+        self.fingerprint = fingerprint
+        self.code = code
+        self.requestedHere = requestedHere
+        self.confirmedHere = confirmedHere
+        self.confirmedThere = confirmedThere
+    }
+}
+
+/// `pair`: the pairing under way (nil until a link to the device is up).
+public struct PairResult: Codable, Hashable, Sendable {
+    public var pairing: PairingResult?
+    /// `pair --confirm`: this side confirmed; the pair is made when the other side has too.
+    public var confirmed: Bool
+    /// The pair is made (both sides confirmed).
+    public var paired: Bool
+
+    public init(pairing: PairingResult?, confirmed: Bool = false, paired: Bool = false) {
+        self.pairing = pairing
+        self.confirmed = confirmed
+        self.paired = paired
+    }
+}
+
+/// `devices`: one element per trusted device.
+public struct DeviceResult: Codable, Hashable, Sendable {
+    public var peerID: String
+    public var name: String
+    public var fingerprint: String
+    /// paired or introduced.
+    public var trust: String
+    /// When it got in, ISO 8601.
+    public var since: String
+    /// Who introduced it (nil when paired here).
+    public var by: String?
+    public var version: UInt64
+
+    public init(
+        peerID: String, name: String, fingerprint: String, trust: String, since: String, by: String?, version: UInt64
+    ) {
+        self.peerID = peerID
+        self.name = name
+        self.fingerprint = fingerprint
+        self.trust = trust
+        self.since = since
+        self.by = by
+        self.version = version
     }
 }

@@ -45,15 +45,17 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
     public static let datagrams = Capabilities(rawValue: 1 << 0)
     /// The sender keeps a replay buffer and can resume a link from an `ack`.
     public static let resume = Capabilities(rawValue: 1 << 1)
-    /// The sender authenticates with the session's secret and seals the link after `auth` (see extension type 1).
-    public static let authentication = Capabilities(rawValue: 1 << 2)
+    /// The sender runs the Noise handshake after the hellos and seals the link after it (section 9).
+    public static let encryption = Capabilities(rawValue: 1 << 2)
     /// The sender takes `appMessage` (kind `0x35`): applications of its own, by number.
     public static let appMessages = Capabilities(rawValue: 1 << 3)
+    /// The sender's handshake mixes in the session's pre-shared key (`Noise_XXpsk3_…`): it admits by the secret.
+    public static let preSharedKey = Capabilities(rawValue: 1 << 4)
 }
 
 /// One typed value in a `hello`: room for later handshake features without a version bump.
 public struct HelloExtension: Hashable, Sendable {
-    /// The extension's type: 1 authentication, 2 listen port; receivers skip the others.
+    /// The extension's type: 2 listen port (1 was the key of version 2's handshake); receivers skip the others.
     public var type: UInt16
     /// The extension's value, at most `Wire.maxHelloExtensionLength` bytes.
     public var value: [UInt8]
@@ -63,14 +65,6 @@ public struct HelloExtension: Hashable, Sendable {
     public init(type: UInt16, value: [UInt8]) {
         self.type = type
         self.value = value
-    }
-
-    /// The sender's ephemeral X25519 public key (`Wire.authKeyLength` bytes) for the secret's handshake.
-    public static let authenticationType: UInt16 = 1
-
-    /// An authentication extension carrying an ephemeral public key.
-    public static func authentication(publicKey: [UInt8]) -> HelloExtension {
-        HelloExtension(type: authenticationType, value: publicKey)
     }
 
     /// The port the sender accepts stream links on (`u16le`), so that a peer it dialled learns where to dial it.
@@ -83,15 +77,6 @@ public struct HelloExtension: Hashable, Sendable {
 }
 
 extension Hello {
-    /// The sender's ephemeral public key from its authentication extension; nil without one (or one of the wrong
-    /// length).
-    public var authenticationKey: [UInt8]? {
-        guard let value = extensions.first(where: { $0.type == HelloExtension.authenticationType })?.value,
-            value.count == Wire.authKeyLength
-        else { return nil }
-        return value
-    }
-
     /// The port the sender accepts stream links on, from its listen-port extension; nil without one (or a malformed
     /// one: a value that is not two bytes, or port 0).
     public var listenPort: UInt16? {

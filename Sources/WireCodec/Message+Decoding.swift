@@ -94,9 +94,17 @@ extension Message {
                 members.append(Member(peerID: peerID, displayName: name, endpoints: endpoints))
             }
             return .members(members)
-        case .auth:
-            let proof = try reader.readRaw("auth proof", count: Wire.authProofLength)
-            return .auth(proof: proof)
+        case .noise:
+            return .noise(try reader.readBytes("noise message", maxLength: Wire.maxNoiseMessageLength))
+        case .trust:
+            let count = try reader.readCount(
+                "statements", maxEntries: Wire.maxTrustStatements, minEntryLength: TrustStatement.minEncodedLength)
+            var statements: [TrustStatement] = []
+            statements.reserveCapacity(count)
+            for _ in 0..<count { statements.append(try TrustStatement.read(from: &reader)) }
+            return .trust(statements)
+        case .pairing:
+            return .pairing(PairingStep(rawValue: try reader.readByte("pairing step")))
         case .handshake:
             return .handshake(peerName: try reader.readString("peer name", maxLength: Wire.maxNameLength))
         case .negotiate:

@@ -77,12 +77,27 @@ extension Message {
                 + ByteWriter.varintSize(UInt64(length)) + length
         case .ack(let sequence):
             return 1 + ByteWriter.varintSize(sequence)
-        case .auth(let proof):
-            guard proof.count == Wire.authProofLength else {
+        case .noise(let message):
+            guard message.count <= Wire.maxNoiseMessageLength else {
                 throw WireError(
-                    .valueOutOfRange, detail: "auth proof is \(proof.count) bytes, must be \(Wire.authProofLength)")
+                    .fieldTooLong,
+                    detail: "noise message is \(message.count) bytes, limit \(Wire.maxNoiseMessageLength)")
             }
-            return 1 + proof.count
+            return 1 + ByteWriter.varintSize(UInt64(message.count)) + message.count
+        case .trust(let statements):
+            guard statements.count <= Wire.maxTrustStatements else {
+                throw WireError(
+                    .tooManyEntries,
+                    detail: "trust has \(statements.count) statements, limit \(Wire.maxTrustStatements)")
+            }
+            var size = 1 + ByteWriter.varintSize(UInt64(statements.count))
+            for statement in statements {
+                try statement.check()
+                size += statement.encodedSize
+            }
+            return size
+        case .pairing:
+            return 2
         case .resume(let resume):
             return 1 + ByteWriter.varintSize(resume.received) + ByteWriter.varintSize(resume.nextSequence)
         case .handshake(let peerName):
@@ -228,8 +243,13 @@ extension Message {
             writer.writeBytes(ping.payload)
         case .ack(let sequence):
             writer.writeVarint(sequence)
-        case .auth(let proof):
-            writer.writeRaw(proof)
+        case .noise(let message):
+            writer.writeBytes(message)
+        case .trust(let statements):
+            writer.writeVarint(UInt64(statements.count))
+            for statement in statements { statement.write(into: &writer) }
+        case .pairing(let step):
+            writer.write(step.rawValue)
         case .resume(let resume):
             writer.writeVarint(resume.received)
             writer.writeVarint(resume.nextSequence)

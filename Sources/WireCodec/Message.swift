@@ -20,8 +20,12 @@ public enum Message: Hashable, Sendable {
     case resume(Resume)
     /// See ``MessageKind/members``.
     case members([Member])
-    /// See ``MessageKind/auth``: the sender's key confirmation, exactly `Wire.authProofLength` bytes.
-    case auth(proof: [UInt8])
+    /// See ``MessageKind/noise``: one Noise handshake message, at most `Wire.maxNoiseMessageLength` bytes.
+    case noise([UInt8])
+    /// See ``MessageKind/trust``: at most `Wire.maxTrustStatements` statements.
+    case trust([TrustStatement])
+    /// See ``MessageKind/pairing``.
+    case pairing(PairingStep)
     /// See ``MessageKind/handshake``.
     case handshake(peerName: String)
     /// See ``MessageKind/negotiate``: a proposed player index and the proposer's timestamp.
@@ -71,7 +75,9 @@ public enum Message: Hashable, Sendable {
         case .ack: .ack
         case .resume: .resume
         case .members: .members
-        case .auth: .auth
+        case .noise: .noise
+        case .trust: .trust
+        case .pairing: .pairing
         case .handshake: .handshake
         case .negotiate: .negotiate
         case .negotiateConfirm: .negotiateConfirm

@@ -28,8 +28,13 @@ public enum MessageKind: UInt8, Hashable, Sendable, CaseIterable {
     /// The members the sender is connected to, and where each one was reached, so that every member can link to
     /// every other one.
     case members = 0x0A
-    /// Proves knowledge of the session's secret, bound to both hellos; everything after it on the link is sealed.
-    case auth = 0x0B
+    /// A message of the Noise handshake (section 9): three of them after the hellos; everything after the last one
+    /// on the link is sealed.
+    case noise = 0x0B
+    /// Signed statements about members: introductions and removals (section 9.6).
+    case trust = 0x0C
+    /// A step of pairing two devices: request, confirm, reject (section 9.5).
+    case pairing = 0x0D
 
     // MARK: Application commands of the original apps (the BubblesAndCounter module)
     /// The original apps' greeting: the sender's name.

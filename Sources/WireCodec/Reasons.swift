@@ -22,9 +22,12 @@ public struct DeclineReason: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let wrongSession = DeclineReason(rawValue: 5)
     /// Another link to the same peer won the simultaneous-connect tie-break.
     public static let duplicateLink = DeclineReason(rawValue: 6)
-    /// The secret handshake cannot go on: the hello has no key where the session has a secret, or has one where it
-    /// has none (docs/wire-format.md, section 9).
+    /// The handshake cannot go on or did not prove what it must: one side encrypts and the other does not, one
+    /// admits by the secret and the other does not, or the proven key is not the claimed peer id's
+    /// (docs/wire-format.md, section 9).
     public static let authenticationFailed = DeclineReason(rawValue: 7)
+    /// The device is not trusted (admission `paired`) and did not pair, or was removed (section 9.5).
+    public static let notTrusted = DeclineReason(rawValue: 8)
 
     public var description: String {
         switch self {
@@ -36,6 +39,7 @@ public struct DeclineReason: RawRepresentable, Hashable, Sendable, CustomStringC
         case .wrongSession: "wrongSession"
         case .duplicateLink: "duplicateLink"
         case .authenticationFailed: "authenticationFailed"
+        case .notTrusted: "notTrusted"
         default: "reason(\(rawValue))"
         }
     }
@@ -59,6 +63,8 @@ public struct ByeReason: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let replaced = ByeReason(rawValue: 2)
     /// The sender received something it could not accept.
     public static let protocolError = ByeReason(rawValue: 3)
+    /// The sender does not trust the receiver's device any more: it was removed from the session (section 9.6).
+    public static let removed = ByeReason(rawValue: 4)
 
     public var description: String {
         switch self {
@@ -66,6 +72,7 @@ public struct ByeReason: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .leaving: "leaving"
         case .replaced: "replaced"
         case .protocolError: "protocolError"
+        case .removed: "removed"
         default: "reason(\(rawValue))"
         }
     }

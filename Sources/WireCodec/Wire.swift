@@ -1,9 +1,9 @@
-/// Constants of the LanSession wire format, version 2.
+/// Constants of the LanSession wire format, version 3.
 ///
 /// `docs/wire-format.md` is the normative description; every number here appears there by name.
 public enum Wire {
     /// The protocol version this codec speaks, carried in `hello`.
-    @inlinable public static var protocolVersion: UInt32 { 2 }
+    @inlinable public static var protocolVersion: UInt32 { 3 }
 
     /// Largest stream frame body (kind byte and fields) accepted by default, in bytes.
     @inlinable public static var defaultMaxFrameLength: Int { 64 * 1024 }
@@ -52,11 +52,23 @@ public enum Wire {
     /// Longest host in an endpoint (an address, or a name), in UTF-8 bytes.
     @inlinable public static var maxHostLength: Int { 63 }
 
-    /// Length of the proof in an `auth` message (an HMAC-SHA256), in bytes.
-    @inlinable public static var authProofLength: Int { 32 }
+    /// Longest Noise handshake message in a `noise` frame, in bytes.
+    @inlinable public static var maxNoiseMessageLength: Int { 4096 }
 
-    /// Length of the value of the authentication extension of `hello` (an X25519 public key), in bytes.
-    @inlinable public static var authKeyLength: Int { 32 }
+    /// Length of a public key (X25519 or Ed25519), in bytes.
+    @inlinable public static var publicKeyLength: Int { 32 }
+
+    /// Length of an Ed25519 signature, in bytes.
+    @inlinable public static var signatureLength: Int { 64 }
+
+    /// Most statements in a `trust` message.
+    @inlinable public static var maxTrustStatements: Int { 64 }
+
+    /// Most statements in a handshake payload.
+    @inlinable public static var maxHandshakeStatements: Int { 8 }
+
+    /// What a trust statement's signature covers first.
+    public static let statementLabel = "LanSession v3 statement"
 
     /// Largest plaintext of one sealed record on a stream, in bytes.
     @inlinable public static var maxRecordPlaintext: Int { 16 * 1024 }

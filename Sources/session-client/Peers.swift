@@ -16,7 +16,10 @@ struct Peers: RequestCommand {
             return
         }
         var table = TextTable(
-            headers: ["PEER ID", "NAME", "STATE", "TRANSPORT", "ADDRESS", "PLAYER", "RTT", "UNRELIABLE", "LINKS"],
+            headers: [
+                "PEER ID", "NAME", "STATE", "TRANSPORT", "ADDRESS", "PLAYER", "RTT", "UNRELIABLE", "LINKS", "TRUST",
+                "FINGERPRINT",
+            ],
             rightAligned: [5, 6]
         )
         for peer in result.sorted(by: { ($0.name, $0.peerID) < ($1.name, $1.peerID) }) {
@@ -25,7 +28,7 @@ struct Peers: RequestCommand {
             table.rows.append([
                 peer.peerID, peer.name, peer.state, peer.transport, peer.address ?? "-",
                 peer.playerIndex.map(String.init) ?? "-", peer.rttMicros.map(Self.rtt) ?? "-", peer.unreliable,
-                links.isEmpty ? "-" : links,
+                links.isEmpty ? "-" : links, peer.trust ?? "-", peer.fingerprint ?? "-",
             ])
         }
         Output.lines(table.render())

@@ -15,6 +15,8 @@ struct Status: RequestCommand {
                 headers: ["name:", result.name],
                 rows: [
                     ["peer id:", result.peerID],
+                    ["fingerprint:", result.fingerprint],
+                    ["admission:", result.admission],
                     ["session:", result.session],
                     ["port:", String(result.port)],
                     ["peers:", "\(result.peers) connected"],

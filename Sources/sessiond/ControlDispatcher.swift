@@ -25,6 +25,10 @@ struct ControlDispatcher: Sendable {
                         name: session.configuration.displayName, peerID: session.peerID.description,
                         session: session.configuration.sessionName, port: await session.port,
                         peers: peers.filter { $0.state == .connected }.count, encrypted: security.encrypted,
+                        fingerprint: session.fingerprint,
+                        admission: session.configuration.isInsecure
+                            ? "open (insecure: not encrypted, for measuring only)"
+                            : session.configuration.admission.description,
                         failedHandshakes: security.failedHandshakes, droppedDatagrams: security.droppedDatagrams,
                         refusedConnections: security.refusedConnections))
             case "peers":
@@ -76,6 +80,8 @@ struct ControlDispatcher: Sendable {
                 return try await bench(request)
             case "send":
                 return try await send(request)
+            case "pair", "pairings", "devices", "unpair":
+                return try await trust(request)
             case "transfers":
                 return Self.reply(try await session.transfers().map { Self.result($0) })
             case "cancel":
@@ -207,7 +213,7 @@ struct ControlDispatcher: Sendable {
                 LinkResult(
                     transport: $0.transport, address: $0.address, state: $0.state.rawValue, rttMicros: $0.rttMicros,
                     encrypted: $0.encrypted)
-            }, encrypted: peer.encrypted)
+            }, encrypted: peer.encrypted, fingerprint: peer.fingerprint, trust: peer.trust?.rawValue)
     }
 
     static func result(_ progress: TransferProgress, seconds: Double? = nil) -> TransferResult {
@@ -327,6 +333,31 @@ struct ControlDispatcher: Sendable {
         case .eventsMissed(let count):
             result = EventResult(event: "eventsMissed")
             result.count = UInt64(count)
+        case .pairingRequested(let request):
+            result = EventResult(event: "pairingRequested")
+            result.peerID = request.peerID.description
+            result.name = request.displayName
+            result.fingerprint = request.fingerprint
+            result.code = request.code
+        case .paired(let device):
+            result = EventResult(event: "paired")
+            result.peerID = device.peerID.description
+            result.name = device.name
+            result.fingerprint = device.fingerprint
+        case .pairingEnded(let id, let reason):
+            result = EventResult(event: "pairingEnded")
+            result.peerID = id.description
+            result.reason = reason
+        case .introduced(let device):
+            result = EventResult(event: "introduced")
+            result.peerID = device.peerID.description
+            result.name = device.name
+            result.fingerprint = device.fingerprint
+            result.holder = device.introducedBy?.description
+        case .unpaired(let id, let by):
+            result = EventResult(event: "unpaired")
+            result.peerID = id.description
+            result.holder = by.description
         }
         return result
     }

@@ -11,10 +11,13 @@ struct DaemonLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
+    /// Links are not encrypted (`--insecure`): every line says so.
+    let insecure: Bool
 
-    init(label: String, level: Logger.Level) {
+    init(label: String, level: Logger.Level, insecure: Bool = false) {
         self.label = label
         self.logLevel = level
+        self.insecure = insecure
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -25,6 +28,7 @@ struct DaemonLogHandler: LogHandler {
     func log(event: LogEvent) {
         var line = Self.timestamp()
         line += " \(event.level) \(label):"
+        if insecure { line += " INSECURE(not encrypted, for measuring only)" }
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) { line += " \(key)=\(value)" }
         line += " [\(event.source)] \(event.message)\n"

@@ -55,9 +55,23 @@ final class OperatorLog: Sendable {
             case .authenticationFailed, .datagramsFallBack:
                 logger.notice("\(notice)")
             case .linkRejected, .unprovenLinkRefused, .descriptorsExhausted, .datagramsUnavailable,
-                .replayBufferOverflowed:
+                .replayBufferOverflowed, .trustNotSaved:
                 logger.warning("\(notice)")
             }
+        case .pairingRequested(let request):
+            logger.notice(
+                "pairing \(request.requestedHere ? "asked of" : "asked by") \(request.displayName) (\(request.peerID), \(request.fingerprint)): code \(request.code); confirm with: session-client pair \(request.peerID) --confirm \(request.code)"
+            )
+        case .paired(let device):
+            logger.notice("paired with \(device.name) (\(device.peerID), \(device.fingerprint))")
+        case .pairingEnded(let id, let reason):
+            logger.notice("pairing with \(name(id)) not made: \(reason)")
+        case .introduced(let device):
+            logger.info(
+                "\(device.name) (\(device.peerID)) admitted on \(device.introducedBy.map(name) ?? "a member")'s introduction"
+            )
+        case .unpaired(let id, let by):
+            logger.notice("\(name(id)) removed from the session by \(name(by))")
         default:
             break
         }

@@ -36,7 +36,7 @@ struct SessionDaemon: AsyncParsableCommand {
     @Flag(help: "Do not use avahi-daemon: only --peer addresses are dialled.") var noDiscovery = false
     @Option(help: "Answer invitations automatically (auto) or through session-client (ask).") var accept = "auto"
     @Option(help: "Control socket path.") var control: String?
-    @Option(help: "Directory for the peer id and the counter.") var stateDir: String?
+    @Option(help: "Directory for the device key, the trusted devices and the counter.") var stateDir: String?
     @Option(
         help: ArgumentHelp(
             "Directory where files pushed by peers land (default: inbox in the state directory).", valueName: "dir"))
@@ -52,6 +52,21 @@ struct SessionDaemon: AsyncParsableCommand {
             "File with the session's secret (mode 0600): only peers with the same secret get in, and links are encrypted.",
             valueName: "path"))
     var secretFile: String?
+    @Option(
+        help: ArgumentHelp(
+            "Who gets in: paired (devices paired here or introduced by a member), secret (holders of --secret-file) or open (anyone; still encrypted). Default: secret with --secret-file, paired otherwise."
+        ))
+    var admission: AdmissionChoice?
+    @Flag(
+        help: "No handshake and no encryption, for measuring what they cost; implies --admission open. Never for use.")
+    var insecure = false
+
+    /// Who gets in.
+    enum AdmissionChoice: String, ExpressibleByArgument, CaseIterable {
+        case paired
+        case secret
+        case open
+    }
 
     /// Which transports the daemon runs.
     enum TransportChoice: String, ExpressibleByArgument, CaseIterable {
@@ -99,6 +114,15 @@ struct SessionDaemon: AsyncParsableCommand {
         if transport == .rfcomm && !noDiscovery {
             throw ValidationError("--transport rfcomm needs --no-discovery (DNS-SD runs on the LAN; use all for both)")
         }
+        switch (admission, secretFile != nil) {
+        case (.secret, false): throw ValidationError("--admission secret needs --secret-file")
+        case (.paired, true), (.open, true):
+            throw ValidationError("--secret-file goes with --admission secret only")
+        default: break
+        }
+        if insecure && (secretFile != nil || (admission != nil && admission != .open)) {
+            throw ValidationError("--insecure admits anyone: it goes with --admission open only")
+        }
         if noDiscovery && peers.isEmpty {
             // Allowed: other daemons may dial this one.
         }
@@ -113,7 +137,8 @@ struct SessionDaemon: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level) }
+        let insecure = self.insecure
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, insecure: insecure) }
         let logger = Logger(label: "sessiond")
         Self.raiseDescriptorLimit(logger: logger)
         do {
@@ -147,7 +172,9 @@ struct SessionDaemon: AsyncParsableCommand {
         let secret = try secretFile.map { path throws(DaemonError) in try SecretFile.load(path) }
         let identity = try store.load()
         let peerID = identity.peerID
-        if identity.isNew { logger.info("new peer id \(peerID) in \(store.directory.path)") }
+        if identity.isNew {
+            logger.info("new device \(peerID) (\(identity.device.fingerprint)) in \(store.directory.path)")
+        }
 
         // Avahi first: without it (and without --no-discovery) there is nothing to start.
         let operatorLog = OperatorLog(logger: logger)
@@ -157,7 +184,18 @@ struct SessionDaemon: AsyncParsableCommand {
         var configuration = SessionConfiguration(
             peerID: peerID, displayName: name ?? ProcessInfo.processInfo.hostName, sessionName: session,
             host: listen, port: port, maxPeers: maxPeers, invitationPolicy: accept == "ask" ? .ask : .acceptAll)
-        configuration.secret = secret
+        configuration.identity = identity.device
+        configuration.peerID = identity.peerID
+        if insecure {
+            configuration.isInsecure = true
+            configuration.admission = .open
+            logger.warning("insecure: links are neither authenticated nor encrypted; for measuring only")
+        } else if let secret {
+            configuration.admission = .secret(secret)
+        } else {
+            configuration.admission = admission == .open ? .open : .paired
+        }
+        configuration.trustedDevicesFile = store.trustedDevicesFile.path
         configuration.acceptsByteStreams = false  // nothing here reads them; files go to the inbox
         let inboxPath = inbox ?? store.directory.appendingPathComponent("inbox").path
         do {
@@ -213,7 +251,7 @@ struct SessionDaemon: AsyncParsableCommand {
             throw DaemonError("cannot serve the control socket \(controlPath): \(error)")
         }
         logger.info(
-            "peer \(peerID) \"\(session.configuration.displayName)\" in session \"\(session.configuration.sessionName)\" on port \(boundPort); control socket \(controlPath)"
+            "peer \(peerID) \"\(session.configuration.displayName)\" (\(session.fingerprint)) in session \"\(session.configuration.sessionName)\" on port \(boundPort), admission \(insecure ? "open, INSECURE" : session.configuration.admission.description); control socket \(controlPath)"
         )
 
         // Shut down in reverse order: the control socket and the advertisement go first, then the session says bye

@@ -8,12 +8,14 @@ import WireCodec
     import Glibc
 #endif
 
-/// What sessiond keeps on disk: its peer id, and its own count, made durable before an increment is sent.
+/// What sessiond keeps on disk: its device key (the peer id is derived from it), its trusted devices, and its own
+/// count, made durable before an increment is sent.
 ///
-/// Both files are written whole to a temporary file, fsynced, renamed over the old one, and the directory fsynced;
+/// Every file is written whole to a temporary file, fsynced, renamed over the old one, and the directory fsynced;
 /// a crash leaves either the old or the new content. A file that exists but cannot be read back (garbage, empty,
-/// truncated by hand) is never replaced silently: the daemon refuses to start and says which file and what to do,
-/// because a new peer id or a count started from 0 would count the same presses twice on every peer.
+/// truncated by hand, a key others may read) is never replaced silently: the daemon refuses to start and says which
+/// file and what to do, because a new key is a new device, and a count started from 0 would count the same presses
+/// twice on every peer.
 final class StateStore: LocalCountStore {
     let directory: URL
     private let savedCount = Mutex<UInt64>(0)
@@ -22,15 +24,18 @@ final class StateStore: LocalCountStore {
         self.directory = directory
     }
 
-    var peerIDFile: URL { directory.appendingPathComponent("peer-id") }
+    var keyFile: URL { directory.appendingPathComponent("device-key") }
     var counterFile: URL { directory.appendingPathComponent("counter") }
+    var trustedDevicesFile: URL { directory.appendingPathComponent("trusted-devices.json") }
 
-    /// What this peer is: its id and its own count, as stored.
+    /// What this peer is: its device keys and its own count, as stored.
     struct Identity {
-        var peerID: PeerID
+        var device: DeviceIdentity
         var localCount: UInt64
         /// Whether the identity was created now (a first start).
         var isNew: Bool
+
+        var peerID: PeerID { device.peerID }
     }
 
     /// Creates the directory (mode 0700) if needed, then reads the identity, or creates and stores one on a first
@@ -42,41 +47,38 @@ final class StateStore: LocalCountStore {
         } catch {
             throw StateError(directory.path, "cannot create the state directory: \(Self.describe(error))")
         }
-        let idText = try read(peerIDFile)
         let countText = try read(counterFile)
-        guard let idText else {
-            if countText != nil {
-                throw StateError(
-                    counterFile.path,
-                    "a count without a peer id; restore \(peerIDFile.lastPathComponent) from a backup, or remove "
-                        + "\(counterFile.lastPathComponent) to join as a new peer")
-            }
-            let identity = Identity(peerID: .random(), localCount: 0, isNew: true)
-            try writeDurably("0\n", to: counterFile)
-            try writeDurably(identity.peerID.description + "\n", to: peerIDFile)
-            return identity
-        }
-        guard let id = Self.parsePeerID(idText) else {
-            throw StateError(
-                peerIDFile.path,
-                "not a peer id (\(Self.quote(idText))); restore it from a backup, or remove it and "
-                    + "\(counterFile.lastPathComponent) to join as a new peer (its presses so far then count under "
-                    + "the old id)")
-        }
-        guard let countText else {
+        let isNew = !FileManager.default.fileExists(atPath: keyFile.path)
+        if isNew && countText != nil {
             throw StateError(
                 counterFile.path,
-                "missing next to peer id \(id); restore it from a backup, or remove \(peerIDFile.lastPathComponent) "
-                    + "too to join as a new peer")
+                "a count without a device key; restore \(keyFile.lastPathComponent) from a backup, or remove "
+                    + "\(counterFile.lastPathComponent) to join as a new device")
+        }
+        let device: DeviceIdentity
+        do {
+            device = try DeviceIdentity.persistent(in: directory.path)
+        } catch {
+            throw StateError(keyFile.path, error.message)
+        }
+        guard let countText else {
+            if isNew {
+                try writeDurably("0\n", to: counterFile)
+                return Identity(device: device, localCount: 0, isNew: true)
+            }
+            throw StateError(
+                counterFile.path,
+                "missing next to device key \(device.peerID); restore it from a backup, or remove "
+                    + "\(keyFile.lastPathComponent) too to join as a new device")
         }
         guard let count = Self.parseCount(countText) else {
             throw StateError(
                 counterFile.path,
                 "not a count (\(Self.quote(countText))); restore it from a backup, or remove it and "
-                    + "\(peerIDFile.lastPathComponent) to join as a new peer")
+                    + "\(keyFile.lastPathComponent) to join as a new device")
         }
         savedCount.withLock { $0 = count }
-        return Identity(peerID: id, localCount: count, isNew: false)
+        return Identity(device: device, localCount: count, isNew: false)
     }
 
     /// Makes `count` durable (fsynced) before the session sends it. Called off the event loop, one call at a time.
@@ -128,13 +130,6 @@ final class StateStore: LocalCountStore {
             throw StateError(url.path, "not text (\(data.count) bytes); restore it from a backup")
         }
         return text
-    }
-
-    /// Exactly 16 lower- or upper-case hex digits, then an optional newline.
-    static func parsePeerID(_ text: String) -> PeerID? {
-        let line = text.hasSuffix("\n") ? String(text.dropLast()) : text
-        guard line.utf8.count == 16, line.utf8.allSatisfy({ $0 < 0x80 && $0.isHexDigit }) else { return nil }
-        return PeerID(hex: line).flatMap { $0.rawValue == 0 ? nil : $0 }
     }
 
     /// Decimal digits (no sign, no spaces), then an optional newline.

@@ -54,7 +54,8 @@ final class Daemon {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/sessiond"
         process = try HostProcess.local(
             [
-                binary, "--name", name, "--session", "lab", "--no-discovery", "--state-dir", directory,
+                binary, "--admission", "open", "--name", name, "--session", "lab", "--no-discovery", "--state-dir",
+                directory,
                 "--control", "\(directory)/sock", "--log-level", "info",
             ] + arguments)
     }

@@ -146,7 +146,8 @@ final class Daemons: Sendable {
 
     func start(_ host: Int) throws {
         var command = [
-            TestLab.binDirectory + "/sessiond", "--name", "h\(host)", "--session", "chaos", "--port", "47000",
+            TestLab.binDirectory + "/sessiond", "--admission", "open", "--name", "h\(host)", "--session", "chaos",
+            "--port", "47000",
             "--state-dir", "/run/lansession-state", "--log-level", logs == nil ? "notice" : "info",
         ]
         if let logs {

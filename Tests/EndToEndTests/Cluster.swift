@@ -43,7 +43,8 @@ final class Cluster {
             [
                 Cluster.daemon, "--name", "h\(host)", "--session", "e2e", "--port", "47000",
                 "--state-dir", stateDirectory, "--log-level", "info",
-            ] + extra)
+            ] + (extra.contains("--admission") || extra.contains("--secret-file") ? [] : ["--admission", "open"])
+                + extra)
     }
 
     /// Runs session-client in `host` and decodes its JSON output.

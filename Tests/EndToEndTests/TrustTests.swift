@@ -194,7 +194,8 @@ struct TrustTests {
         cluster.daemons[1] = try cluster.lab.spawn(
             1,
             [
-                "prlimit", "--nofile=40:40", Cluster.daemon, "--name", "h1", "--session", "e2e", "--port", "47000",
+                "prlimit", "--nofile=40:40", Cluster.daemon, "--admission", "open", "--name", "h1", "--session", "e2e",
+                "--port", "47000",
                 "--state-dir", Cluster.stateDirectory, "--log-level", "info",
             ])
         try cluster.start(2)

@@ -7,25 +7,31 @@ import WireCodec
 /// Who gets past the handshake, as a value.
 @Suite("Admission")
 struct AdmissionTests {
-    func admission(secret: Bool = false, policy: InvitationPolicy = .acceptAll, maxPeers: Int = 2) -> Admission {
+    func admission(
+        secret: Bool = false, insecure: Bool = false, policy: InvitationPolicy = .acceptAll, maxPeers: Int = 2
+    ) -> Admission {
         var configuration = SessionConfiguration(
             peerID: PeerID(1), displayName: "one", sessionName: "s", maxPeers: maxPeers, invitationPolicy: policy,
             invitationTimeout: .seconds(30))
-        if secret { configuration.secret = Array("secret".utf8) }
+        configuration.admission = secret ? .secret(Array("secret".utf8)) : .open
+        configuration.isInsecure = insecure
         return Admission(configuration: configuration)
     }
 
     func hello(
-        _ id: UInt64 = 2, version: UInt32 = Wire.protocolVersion, session: String = "s", key: Bool = false
+        _ id: UInt64 = 2, version: UInt32 = Wire.protocolVersion, session: String = "s", encrypts: Bool = false,
+        psk: Bool = false
     ) -> Hello {
-        Hello(
-            protocolVersion: version, peerID: PeerID(id), displayName: "two", sessionName: session,
-            extensions: key ? [.authentication(publicKey: [UInt8](repeating: 7, count: Wire.authKeyLength))] : [])
+        var capabilities: Capabilities = encrypts ? [.encryption] : []
+        if psk { capabilities.insert(.preSharedKey) }
+        return Hello(
+            protocolVersion: version, peerID: PeerID(id), capabilities: capabilities, displayName: "two",
+            sessionName: session)
     }
 
     @Test("another version or session is refused with the reason; this very peer is dropped without a word")
     func hellos() {
-        var admission = admission()
+        var admission = admission(insecure: true)
         #expect(admission.check(hello()) == .admit)
         guard case .refuse(.versionMismatch, _) = admission.check(hello(version: Wire.protocolVersion + 1)) else {
             Issue.record("another version was not refused")
@@ -40,22 +46,32 @@ struct AdmissionTests {
         #expect(admission.failedHandshakes == 0)
     }
 
-    @Test("with a secret a hello without a key is refused and counted; without one a hello with a key is refused")
-    func secrets() {
+    @Test("encryption and the pre-shared key must match: a mismatch is refused and counted, a match goes on to Noise")
+    func encryption() {
         var closed = admission(secret: true)
-        #expect(closed.check(hello(key: true)) == .prove)
-        guard case .refuse(.authenticationFailed, _) = closed.check(hello()) else {
-            Issue.record("a hello without a key got past a secret")
-            return
+        #expect(closed.check(hello(encrypts: true, psk: true)) == .handshake)
+        for other in [hello(), hello(encrypts: true)] {
+            guard case .refuse(.authenticationFailed, _) = closed.check(other) else {
+                Issue.record("\(other.capabilities) got past a secret")
+                return
+            }
         }
-        closed.proofFailed()
-        #expect(closed.failedHandshakes == 2)
+        closed.handshakeFailed()
+        #expect(closed.failedHandshakes == 3)
         var open = admission()
-        guard case .refuse(.authenticationFailed, _) = open.check(hello(key: true)) else {
-            Issue.record("a hello with a key got into a session without a secret")
+        #expect(open.check(hello(encrypts: true)) == .handshake)
+        guard case .refuse(.authenticationFailed, _) = open.check(hello(encrypts: true, psk: true)),
+            case .refuse(.authenticationFailed, _) = open.check(hello())
+        else {
+            Issue.record("a pre-shared key, or no encryption, got past an open session")
             return
         }
-        #expect(open.failedHandshakes == 0, "a peer with a secret is no stranger to count")
+        var insecure = admission(insecure: true)
+        #expect(insecure.check(hello()) == .admit)
+        guard case .refuse(.authenticationFailed, _) = insecure.check(hello(encrypts: true)) else {
+            Issue.record("an encrypting peer got into an insecure one")
+            return
+        }
     }
 
     @Test("a member coming back is accepted; a newcomer while there is room, as the policy says")

@@ -17,9 +17,14 @@ struct EmbeddedCore {
     init(configure: (inout SessionConfiguration) -> Void = { _ in }) throws {
         var configuration = SessionConfiguration(
             peerID: PeerID(1), displayName: "one", sessionName: "s", host: "127.0.0.1")
+        // Peer id 1 is claimed, not a key's: insecure links, unless a test sets an identity and encryption.
+        configuration.admission = .open
+        configuration.isInsecure = true
         configure(&configuration)
         core = SessionCore(
-            configuration: configuration, loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),
+            configuration: configuration,
+            trusted: TrustedDevices(identity: configuration.identity, sessionName: configuration.sessionName),
+            loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),
             events: EventFanout(missed: SessionEvent.eventsMissed))
         try core.add(recorder)
         core.runState = .running

@@ -10,6 +10,8 @@ struct InvitationTests {
         var configuration = SessionConfiguration(
             peerID: PeerID(1), displayName: "a", sessionName: "test", host: "127.0.0.1")
         configuration.invitesDiscoveredPeers = false
+        configuration.admission = .open
+        configuration.isInsecure = true  // numbered peer ids
         let a = try Session(configuration: configuration)
         let b = try makeSession(2, name: "b", policy: .ask)
         try await a.start()

@@ -158,52 +158,104 @@ struct LinkStateMachineTests {
     }
 }
 
-@Suite("LinkStateMachine with a secret")
+@Suite("LinkStateMachine with encryption")
 struct LinkStateMachineSecretTests {
     let hello = Hello(peerID: PeerID(2), incarnation: 9, displayName: "two", sessionName: "s")
     let invitation = Invitation(context: [], timeoutMilliseconds: 30_000)
-    let proof = [UInt8](repeating: 7, count: 32)
+    let message = [UInt8](repeating: 7, count: 48)
 
-    @Test("hello, own proof and sealing, the peer's proof to verify, then the handshake as without a secret")
-    func authenticated() {
+    @Test("hello, then the Noise messages go to the session, then the handshake goes on as without encryption")
+    func handshaken() {
         var machine = LinkStateMachine(role: .dialer)
         #expect(machine.received(.hello(hello)) == [.identify(hello)])
-        #expect(machine.authenticate(proof: proof) == [.send(.auth(proof: proof)), .startSealing])
-        #expect(machine.state == .authenticating(hello))
+        machine.handshake()
+        #expect(machine.state == .handshaking(hello))
         #expect(machine.isUnproven)
-        #expect(machine.received(.auth(proof: [1])) == [.verify(proof: [1])])
+        #expect(machine.received(.noise(message)) == [.handshakeMessage(message)])
         #expect(machine.admit(invitation: invitation) == [.send(.invitation(invitation))])
         #expect(!machine.isUnproven)
     }
 
-    @Test("before the proof, anything but auth, decline and bye is a protocol error; auth twice or unasked too")
+    @Test("during the handshake anything but noise, decline and bye is a protocol error; noise after it too")
     func beforeProof() {
         for message: Message in [
             .invitation(invitation), .ping(Ping(nonce: 1, timestamp: 2)), .members([]), .counterIncrement(count: 1),
-            .resume(Resume(received: 0, nextSequence: 1)),
+            .resume(Resume(received: 0, nextSequence: 1)), .trust([]), .pairing(.request),
         ] {
             var machine = LinkStateMachine(role: .acceptor)
             _ = machine.received(.hello(hello))
-            _ = machine.authenticate(proof: proof)
+            machine.handshake()
+            #expect(machine.received(message).last?.isClose == true, "\(message.kind) was taken during the handshake")
+            #expect(machine.isClosed)
+        }
+        var unasked = LinkStateMachine(role: .acceptor)
+        _ = unasked.received(.hello(hello))
+        #expect(unasked.received(.noise(message)).last == .close("unexpected noise message"))
+        var admitted = LinkStateMachine(role: .acceptor)
+        _ = admitted.received(.hello(hello))
+        _ = admitted.admit(invitation: invitation)
+        #expect(admitted.received(.noise(message)).last == .close("unexpected noise message"))
+    }
+
+    @Test("a stranger may pair, ping and leave, and nothing else; pairing then admission goes on to the invitation")
+    func stranger() {
+        for message: Message in [
+            .invitation(invitation), .members([]), .counterIncrement(count: 1), .trust([]),
+            .resume(Resume(received: 0, nextSequence: 1)), .data([1]),
+        ] {
+            var machine = LinkStateMachine(role: .acceptor)
+            _ = machine.received(.hello(hello))
+            machine.handshake()
+            machine.becomeStranger()
+            #expect(machine.isStranger)
             #expect(
                 machine.received(message) == [
                     .send(.bye(.protocolError)), .close("\(message.kind) before the handshake"),
                 ])
         }
-        var unasked = LinkStateMachine(role: .acceptor)
-        _ = unasked.received(.hello(hello))
-        #expect(unasked.received(.auth(proof: proof)).last == .close("unexpected auth"))
+        var machine = LinkStateMachine(role: .dialer)
+        _ = machine.received(.hello(hello))
+        machine.handshake()
+        machine.becomeStranger()
+        let ping = Ping(nonce: 1, timestamp: 2)
+        #expect(machine.received(.ping(ping)) == [.deliver(.ping(ping))])
+        #expect(machine.received(.pairing(.request)) == [.pairing(.request)])
+        #expect(machine.state == .stranger(hello, pairing: true))
+        #expect(machine.received(.pairing(.confirm)) == [.pairing(.confirm)])
+        #expect(machine.admit(invitation: invitation) == [.send(.invitation(invitation))])
         var admitted = LinkStateMachine(role: .acceptor)
         _ = admitted.received(.hello(hello))
         _ = admitted.admit(invitation: invitation)
-        #expect(admitted.received(.auth(proof: proof)).last == .close("unexpected auth"))
+        #expect(admitted.received(.pairing(.request)).last?.isClose == true, "pairing on a member's link")
+    }
+
+    @Test("a stranger's link closes with notTrusted after its timeout; a pairing under way has the longer one")
+    func strangerDeadline() {
+        var idle = LinkStateMachine(role: .acceptor)
+        _ = idle.received(.hello(hello))
+        idle.handshake()
+        idle.becomeStranger()
+        func tick(_ machine: inout LinkStateMachine, _ seconds: Int64) -> [LinkStateMachine.Action] {
+            machine.tick(
+                openFor: .seconds(seconds), proofTimeout: .seconds(3), handshakeTimeout: .seconds(32),
+                strangerTimeout: .seconds(10), pairingTimeout: .seconds(120))
+        }
+        #expect(tick(&idle, 9).isEmpty)
+        #expect(tick(&idle, 11).first == .send(.decline(.notTrusted)))
+        var pairing = LinkStateMachine(role: .acceptor)
+        _ = pairing.received(.hello(hello))
+        pairing.handshake()
+        pairing.becomeStranger()
+        pairing.startPairing()
+        #expect(tick(&pairing, 60).isEmpty)
+        #expect(tick(&pairing, 121).first == .send(.decline(.notTrusted)))
     }
 
     @Test("an unproven link closes after the proof timeout; a person deciding has the handshake timeout")
     func proofDeadline() {
         var machine = LinkStateMachine(role: .acceptor)
         _ = machine.received(.hello(hello))
-        _ = machine.authenticate(proof: proof)
+        machine.handshake()
         #expect(machine.tick(openFor: .seconds(2), proofTimeout: .seconds(3), handshakeTimeout: .seconds(32)).isEmpty)
         #expect(
             machine.tick(openFor: .seconds(4), proofTimeout: .seconds(3), handshakeTimeout: .seconds(32))
@@ -218,5 +270,12 @@ struct LinkStateMachineSecretTests {
         _ = deciding.admit(invitation: invitation)
         _ = deciding.received(.invitation(invitation))
         #expect(deciding.tick(openFor: .seconds(20), proofTimeout: .seconds(3), handshakeTimeout: .seconds(32)).isEmpty)
+    }
+}
+
+extension LinkStateMachine.Action {
+    var isClose: Bool {
+        if case .close = self { return true }
+        return false
     }
 }

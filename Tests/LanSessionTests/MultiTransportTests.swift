@@ -45,6 +45,8 @@ struct MultiTransportTests {
         var configuration = SessionConfiguration(
             peerID: PeerID(id), displayName: "peer-\(id)", sessionName: "test", host: "127.0.0.1")
         configuration.transportPriority = ["lan", "alt"]
+        configuration.admission = .open
+        configuration.isInsecure = true  // numbered peer ids
         configuration.pathHysteresis = .milliseconds(500)
         return try Session(
             configuration: configuration,

@@ -1,3 +1,4 @@
+import Crypto
 import LinkCrypto
 import NIOCore
 import NIOEmbedded
@@ -7,134 +8,198 @@ import WireCodec
 
 @testable import LanSession
 
-/// A link of a session with a secret, on an embedded channel; the test plays the peer with LinkCrypto directly.
+/// An encrypted link of a session, on an embedded channel; the test plays the dialing peer with LinkCrypto's Noise
+/// handshake directly.
 @Suite("A sealed link on an EmbeddedChannel")
 struct SealedLinkTests {
-    let remote = PeerID(77)
     let secretBytes = Array("correct horse battery staple".utf8)
 
-    func acceptedLink() throws -> (EmbeddedCore, EmbeddedChannel) {
-        let embedded = try EmbeddedCore { $0.secret = secretBytes }
+    func acceptedLink(
+        admission: AdmissionMode? = nil
+    ) throws -> (EmbeddedCore, EmbeddedChannel) {
+        let secret = secretBytes
+        let embedded = try EmbeddedCore {
+            $0.isInsecure = false
+            $0.peerID = $0.identity.peerID
+            $0.admission = admission ?? .secret(secret)
+        }
         return (embedded, try embedded.acceptedLink())
     }
 
-    /// The peer's side: its hello (with its ephemeral key), the keys from the session's hello, and its proof.
+    /// The dialing peer's side of the handshake.
     struct Peer {
-        let handshake = SecretHandshake(role: .dialer)
+        let identity = DeviceIdentity.generate()
+        var claimed: PeerID?
         var hello: [UInt8] = []
+        var handshake: NoiseHandshake?
         var keys: LinkKeys?
+        var sealer: RecordSealer?
+        var opener: RecordOpener?
 
-        mutating func open(to sessionHello: Hello, secret: [UInt8], id: PeerID) throws {
+        /// Its hello and message 1, for the session's hello.
+        mutating func open(to sessionHello: Hello, secret: [UInt8]?) throws -> [UInt8] {
+            var capabilities: Capabilities = [.encryption]
+            if secret != nil { capabilities.insert(.preSharedKey) }
             hello = try StreamFraming.encode(
                 .hello(
                     Hello(
-                        peerID: id, incarnation: 5, displayName: "raw", sessionName: "s",
-                        extensions: [.authentication(publicKey: handshake.publicKey)])))
-            keys = try handshake.keys(
-                secret: SessionSecret(secret: secret, sessionName: "s"), localHello: hello,
-                remoteHello: try StreamFraming.encode(.hello(sessionHello)), remoteKey: sessionHello.authenticationKey!)
+                        peerID: claimed ?? identity.peerID, incarnation: 5, capabilities: capabilities,
+                        displayName: "raw", sessionName: "s")))
+            let acceptor = try StreamFraming.encode(.hello(sessionHello))
+            var handshake = NoiseHandshake(
+                role: .initiator, staticKey: identity.staticKey,
+                prologue: LinkSecurity.prologue(dialerHello: hello, acceptorHello: acceptor),
+                psk: try secret.map { try SessionSecret(secret: $0, sessionName: "s") })
+            let first = try handshake.writeMessage(payload: [])
+            self.handshake = handshake
+            return hello + (try StreamFraming.encode(.noise(first)))
+        }
+
+        /// Reads message 2 and answers with message 3; the keys are split.
+        mutating func finish(_ second: [UInt8]) throws -> (payload: HandshakePayload, third: [UInt8]) {
+            var handshake = try #require(self.handshake)
+            let payload = try HandshakePayload.decode(try handshake.readMessage(second))
+            let third = try handshake.writeMessage(
+                payload: HandshakePayload(signingKey: identity.signingPublicKey).encoded())
+            let keys = try handshake.split()
+            self.keys = keys
+            sealer = keys.makeRecordSealer()
+            opener = keys.makeRecordOpener()
+            self.handshake = handshake
+            return (payload, try StreamFraming.encode(.noise(third)))
+        }
+
+        /// Seals `messages` as the next records of this side.
+        mutating func seal(_ messages: [Message]) throws -> [UInt8] {
+            var sealer = try #require(self.sealer)
+            defer { self.sealer = sealer }
+            var frames: [UInt8] = []
+            for message in messages { frames += try StreamFraming.encode(message) }
+            var sealed: [UInt8] = []
+            try frames.withUnsafeBytes { try sealer.seal($0, into: &sealed) }
+            return sealed
+        }
+
+        /// Opens the session's next records.
+        mutating func open(_ bytes: [UInt8]) throws -> [Message] {
+            var opener = try #require(self.opener)
+            defer { self.opener = opener }
+            var pending = bytes[...]
+            var plaintext: [UInt8] = []
+            while let (opened, consumed) = try Array(pending).withUnsafeBytes({ try opener.open($0) }) {
+                plaintext += opened
+                pending = pending.dropFirst(consumed)
+            }
+            #expect(pending.isEmpty)
+            var decoder = StreamDecoder()
+            decoder.append(contentsOf: plaintext)
+            var messages: [Message] = []
+            while let message = try decoder.next() { messages.append(message) }
+            return messages
         }
     }
 
-    func sessionHello(_ embedded: EmbeddedCore, _ channel: EmbeddedChannel) throws -> Hello {
+    /// The clear messages in `bytes`.
+    func messages(_ bytes: [UInt8]) throws -> [Message] {
         var decoder = StreamDecoder()
-        decoder.append(contentsOf: try embedded.outbound(channel))
-        guard case .hello(let hello)? = try decoder.next() else { throw SessionError(.io, "no hello") }
-        return hello
+        decoder.append(contentsOf: bytes)
+        var messages: [Message] = []
+        while let message = try decoder.next() { messages.append(message) }
+        return messages
     }
 
-    @Test("with the secret: clear hellos and proofs, then sealed frames both ways; the peer connects and counts")
+    /// Runs the handshake up to message 2; returns the session's hello and message 2.
+    func begin(
+        _ peer: inout Peer, _ embedded: EmbeddedCore, _ channel: EmbeddedChannel, secret: [UInt8]?
+    ) throws
+        -> [UInt8]
+    {
+        guard case .hello(let hello)? = try messages(try embedded.outbound(channel)).first else {
+            throw SessionError(.io, "no hello")
+        }
+        #expect(hello.capabilities.contains(.encryption))
+        try channel.writeInbound(ByteBuffer(bytes: try peer.open(to: hello, secret: secret)))
+        guard case .noise(let second)? = try messages(try embedded.outbound(channel)).first else {
+            throw SessionError(.io, "no message 2")
+        }
+        return second
+    }
+
+    @Test(
+        "with the secret: clear hellos and Noise messages, then sealed frames both ways; the peer connects and counts")
     func member() throws {
         let (embedded, channel) = try acceptedLink()
-        let hello = try sessionHello(embedded, channel)
-        #expect(hello.capabilities.contains(.authentication))
         var peer = Peer()
-        try peer.open(to: hello, secret: secretBytes, id: remote)
-        let keys = try #require(peer.keys)
-        try channel.writeInbound(ByteBuffer(bytes: peer.hello))
-        // The session's proof, in clear; it checks out.
-        var decoder = StreamDecoder()
-        decoder.append(contentsOf: try embedded.outbound(channel))
-        guard case .auth(let proof)? = try decoder.next() else {
-            Issue.record("no auth after the hello")
-            return
-        }
-        try keys.verify(peerProof: proof)
-        #expect(embedded.info(remote) == nil)  // nothing is kept before the proof
-
-        // The peer's proof, then everything sealed: invitation, resume, an increment — in one write.
-        var sealer = keys.makeRecordSealer()
-        var sealed: [UInt8] = []
-        let frames =
-            try StreamFraming.encode(.invitation(Invitation()))
-            + StreamFraming.encode(.resume(Resume(received: 0, nextSequence: 1)))
-            + StreamFraming.encode(.counterIncrement(count: 3))
-        try frames.withUnsafeBytes { try sealer.seal($0, into: &sealed) }
-        try channel.writeInbound(ByteBuffer(bytes: try StreamFraming.encode(.auth(proof: keys.proof)) + sealed))
-        #expect(embedded.info(remote)?.state == .connected)
+        let second = try begin(&peer, embedded, channel, secret: secretBytes)
+        #expect(embedded.info(peer.identity.peerID) == nil)  // nothing is kept before the handshake completes
+        let (payload, third) = try peer.finish(second)
+        #expect(payload.signingKey == embedded.core.configuration.identity.signingPublicKey)
+        // Message 3, then everything sealed: invitation, resume, an increment — in one write.
+        let sealed = try peer.seal([
+            .invitation(Invitation()), .resume(Resume(received: 0, nextSequence: 1)), .counterIncrement(count: 3),
+        ])
+        try channel.writeInbound(ByteBuffer(bytes: third + sealed))
+        let info = try #require(embedded.info(peer.identity.peerID))
+        #expect(info.state == .connected)
+        #expect(info.encrypted)
+        #expect(info.trust == .secret)
+        #expect(info.fingerprint == peer.identity.fingerprint)
         #expect(embedded.increments == [3])
-        #expect(embedded.info(remote)?.encrypted == true)
-
-        // What the session wrote after its proof is sealed records only: they open with the peer's keys.
-        let written = try embedded.outbound(channel)
-        #expect(!written.isEmpty)
-        var opener = keys.makeRecordOpener()
-        var pending = written[...]
-        var plaintext: [UInt8] = []
-        while let (bytes, consumed) = try Array(pending).withUnsafeBytes({ try opener.open($0) }) {
-            plaintext += bytes
-            pending = pending.dropFirst(consumed)
-        }
-        #expect(pending.isEmpty)
-        var frameDecoder = StreamDecoder()
-        frameDecoder.append(contentsOf: plaintext)
-        var kinds: [MessageKind] = []
-        while let message = try frameDecoder.next() { kinds.append(message.kind) }
+        // What the session wrote after message 2 is sealed records only: they open with the peer's keys.
+        let kinds = try peer.open(try embedded.outbound(channel)).map(\.kind)
         #expect(kinds.contains(.accept))
         #expect(kinds.contains(.resume))  // the leader's activation travels sealed
     }
 
-    @Test("a wrong secret: the proof fails, the link closes, nothing of the peer is kept")
+    @Test("a wrong secret: message 3 fails, the link closes, nothing of the peer is kept")
     func wrongSecret() throws {
         let (embedded, channel) = try acceptedLink()
         var peer = Peer()
-        try peer.open(to: try sessionHello(embedded, channel), secret: Array("guess".utf8), id: remote)
-        let keys = try #require(peer.keys)
-        try channel.writeInbound(ByteBuffer(bytes: peer.hello))
-        try channel.writeInbound(ByteBuffer(bytes: try StreamFraming.encode(.auth(proof: keys.proof))))
+        let second = try begin(&peer, embedded, channel, secret: Array("guess".utf8))
+        let (_, third) = try peer.finish(second)
+        try channel.writeInbound(ByteBuffer(bytes: third))
         #expect(!channel.isActive)
         #expect(embedded.core.peerInfos().isEmpty)
         #expect(embedded.core.securityStatistics().failedHandshakes == 1)
     }
 
-    @Test("no key in the hello: declined as authenticationFailed before anything is kept")
-    func noSecret() throws {
+    @Test("a hello without encryption: declined as authenticationFailed before anything is kept")
+    func noEncryption() throws {
         let (embedded, channel) = try acceptedLink()
         _ = try embedded.outbound(channel)
         try channel.writeInbound(
             ByteBuffer(
                 bytes: try StreamFraming.encode(
-                    .hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")))))
-        var decoder = StreamDecoder()
-        decoder.append(contentsOf: try embedded.outbound(channel))
-        #expect(try decoder.next() == .decline(.authenticationFailed))
+                    .hello(Hello(peerID: PeerID(77), incarnation: 5, displayName: "raw", sessionName: "s")))))
+        #expect(try messages(try embedded.outbound(channel)) == [.decline(.authenticationFailed)])
         #expect(!channel.isActive)
         #expect(embedded.core.peerInfos().isEmpty)
     }
 
-    @Test("commands in clear after the proofs, or a record with a flipped bit, close the link with nothing counted")
-    func clearAfterProof() throws {
+    @Test("a device that completes the handshake with the secret but claims another's peer id is refused, sealed")
+    func impostor() throws {
+        let (embedded, channel) = try acceptedLink()
+        var peer = Peer()
+        peer.claimed = PeerID(77)
+        let second = try begin(&peer, embedded, channel, secret: secretBytes)
+        let (_, third) = try peer.finish(second)
+        try channel.writeInbound(
+            ByteBuffer(bytes: third + (try peer.seal([.invitation(Invitation()), .counterIncrement(count: 5)]))))
+        #expect(try peer.open(try embedded.outbound(channel)) == [.decline(.authenticationFailed)])
+        #expect(!channel.isActive)
+        #expect(embedded.core.peerInfos().isEmpty)
+        #expect(embedded.increments.isEmpty)
+        #expect(embedded.core.securityStatistics().failedHandshakes == 1)
+    }
+
+    @Test("commands in clear after the handshake, or a record with a flipped bit, close the link with nothing counted")
+    func clearAfterHandshake() throws {
         for tamper in [false, true] {
             let (embedded, channel) = try acceptedLink()
             var peer = Peer()
-            try peer.open(to: try sessionHello(embedded, channel), secret: secretBytes, id: remote)
-            let keys = try #require(peer.keys)
-            try channel.writeInbound(ByteBuffer(bytes: peer.hello))
-            var bytes = try StreamFraming.encode(.auth(proof: keys.proof))
-            var sealer = keys.makeRecordSealer()
-            var sealed: [UInt8] = []
-            let invitation = try StreamFraming.encode(.invitation(Invitation()))
-            try invitation.withUnsafeBytes { try sealer.seal($0, into: &sealed) }
+            let second = try begin(&peer, embedded, channel, secret: secretBytes)
+            var (_, bytes) = try peer.finish(second)
+            var sealed = try peer.seal([.invitation(Invitation())])
             if tamper {
                 sealed[sealed.count - 1] ^= 1
                 bytes += sealed
@@ -146,6 +211,53 @@ struct SealedLinkTests {
             try channel.writeInbound(ByteBuffer(bytes: bytes))
             #expect(!channel.isActive)
             #expect(embedded.recorder.calls.isEmpty)
+        }
+    }
+
+    @Test("admission paired: an untrusted device may ask to pair, and nothing else reaches the application")
+    func stranger() throws {
+        for invites in [false, true] {
+            let (embedded, channel) = try acceptedLink(admission: .paired)
+            var peer = Peer()
+            let second = try begin(&peer, embedded, channel, secret: nil)
+            let (_, third) = try peer.finish(second)
+            let keys = try #require(peer.keys)
+            if invites {
+                try channel.writeInbound(
+                    ByteBuffer(
+                        bytes: third + (try peer.seal([.invitation(Invitation()), .counterIncrement(count: 5)]))))
+                #expect(!channel.isActive)
+                #expect(embedded.increments.isEmpty)
+                #expect(embedded.core.peerInfos().isEmpty)
+                continue
+            }
+            try channel.writeInbound(ByteBuffer(bytes: third + (try peer.seal([.pairing(.request)]))))
+            #expect(channel.isActive)
+            let requests = embedded.core.pairings.requests
+            #expect(requests.map(\.peerID) == [peer.identity.peerID])
+            // Both sides show the same code: the handshake hash's.
+            #expect(requests.first?.code == keys.pairingCode)
+            // A wrong code is refused; the right one sends confirm; the peer's confirm then makes the pair.
+            let wrong = keys.pairingCode == "000000" ? "000001" : "000000"
+            #expect(throws: SessionError.self) {
+                try embedded.core.confirmPairing(with: peer.identity.peerID, code: wrong)
+            }
+            try embedded.core.confirmPairing(with: peer.identity.peerID, code: keys.pairingCode)
+            #expect(try peer.open(try embedded.outbound(channel)) == [.pairing(.confirm)])
+            #expect(embedded.core.trusted.devices.isEmpty)
+            try channel.writeInbound(ByteBuffer(bytes: try peer.seal([.pairing(.confirm)])))
+            #expect(embedded.core.trusted.devices[peer.identity.peerID]?.trust == .paired)
+            // The link goes on as a member's: the invitation is accepted and the increment counted.
+            _ = try peer.open(try embedded.outbound(channel))
+            try channel.writeInbound(
+                ByteBuffer(
+                    bytes: try peer.seal([
+                        .invitation(Invitation()), .resume(Resume(received: 0, nextSequence: 1)),
+                        .counterIncrement(count: 4),
+                    ])))
+            #expect(embedded.info(peer.identity.peerID)?.state == .connected)
+            #expect(embedded.info(peer.identity.peerID)?.trust == .paired)
+            #expect(embedded.increments == [4])
         }
     }
 }

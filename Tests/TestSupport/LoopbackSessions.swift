@@ -12,6 +12,22 @@ public func makeSession(
         peerID: PeerID(id), displayName: name ?? "peer-\(id)", sessionName: session, host: "127.0.0.1",
         maxPeers: maxPeers, invitationPolicy: policy, replayBufferMessages: replayMessages, datagrams: datagrams)
     configuration.inbox = inbox
+    // Numbered peer ids are claimed, not keys': insecure links, unless `configure` sets an identity and encryption
+    // (see ``makeSecureSession(name:admission:configure:)``).
+    configuration.admission = .open
+    configuration.isInsecure = true
+    configure(&configuration)
+    return try Session(configuration: configuration)
+}
+
+/// A session on loopback with a fresh device key (its peer id is the key's) and encrypted links.
+public func makeSecureSession(
+    name: String, session: String = "test", admission: AdmissionMode = .open, maxPeers: Int = 8,
+    configure: (inout SessionConfiguration) -> Void = { _ in }
+) throws(SessionError) -> Session {
+    var configuration = SessionConfiguration(
+        displayName: name, sessionName: session, host: "127.0.0.1", maxPeers: maxPeers)
+    configuration.admission = admission
     configure(&configuration)
     return try Session(configuration: configuration)
 }

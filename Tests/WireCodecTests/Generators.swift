@@ -73,8 +73,21 @@ enum MessageGenerators {
                                 port: UInt16.random(in: 0...UInt16.max, using: &rng))
                         })
                 })
-        case .auth:
-            return .auth(proof: (0..<Wire.authProofLength).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        case .noise:
+            return .noise(bytes(maxCount: 200, using: &rng))
+        case .pairing:
+            return .pairing(PairingStep(rawValue: UInt8.random(in: 0...255, using: &rng)))
+        case .trust:
+            return .trust(
+                (0..<Int.random(in: 0...3, using: &rng)).map { _ in
+                    TrustStatement(
+                        verb: .init(rawValue: UInt8.random(in: 0...255, using: &rng)),
+                        subjectKey: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) },
+                        subjectSigningKey: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) },
+                        subjectName: string(maxBytes: Wire.maxNameLength, using: &rng),
+                        version: spread(UInt64.self, using: &rng), time: spread(UInt64.self, using: &rng),
+                        issuer: peer(&rng), signature: (0..<64).map { _ in UInt8.random(in: 0...255, using: &rng) })
+                })
         case .decline: return .decline(DeclineReason(rawValue: UInt8.random(in: 0...255, using: &rng)))
         case .invitation:
             return .invitation(

@@ -4,6 +4,12 @@ import WireCodec
 enum GoldenVectors {
     static let alice = PeerID(0x0123_4567_89AB_CDEF)
     static let bob = PeerID(0xFEDC_BA98_7654_3210)
+    /// alice introduces bob: keys `00`…`1f` and `20`…`3f`, version 2, time 1700000000000, signature `40`…`7f`.
+    static let statement = TrustStatement(
+        verb: .introduce, subjectKey: Array(0..<32), subjectSigningKey: Array(32..<64), subjectName: "bob", version: 2,
+        time: 1_700_000_000_000, issuer: alice, signature: Array(64..<128))
+    static let trustFrame =
+        "96 01 0c 01 01 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f 20 21 22 23 24 25 26 27 28 29 2a 2b 2c 2d 2e 2f 30 31 32 33 34 35 36 37 38 39 3a 3b 3c 3d 3e 3f 03 62 6f 62 02 80 d0 95 ff bc 31 ef cd ab 89 67 45 23 01 40 41 42 43 44 45 46 47 48 49 4a 4b 4c 4d 4e 4f 50 51 52 53 54 55 56 57 58 59 5a 5b 5c 5d 5e 5f 60 61 62 63 64 65 66 67 68 69 6a 6b 6c 6d 6e 6f 70 71 72 73 74 75 76 77 78 79 7a 7b 7c 7d 7e 7f"
 
     /// Name as in the spec's table, the message, and its stream frame in hex.
     static let frames: [(name: String, message: Message, hex: String)] = [
@@ -13,7 +19,7 @@ enum GoldenVectors {
                 Hello(
                     peerID: alice, incarnation: 0x0000_0000_0000_0001, capabilities: [.datagrams, .resume],
                     datagramPort: 47_000, displayName: "alice", sessionName: "default")),
-            "25 01 02 ef cd ab 89 67 45 23 01 01 00 00 00 00 00 00 00 03 98 ef 02 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 00"
+            "25 01 03 ef cd ab 89 67 45 23 01 01 00 00 00 00 00 00 00 03 98 ef 02 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 00"
         ),
         (
             "hello+listenPort",
@@ -22,16 +28,16 @@ enum GoldenVectors {
                     peerID: alice, incarnation: 0x0000_0000_0000_0001, capabilities: [.datagrams, .resume],
                     datagramPort: 47_000, displayName: "alice", sessionName: "default",
                     extensions: [.listenPort(47_000)])),
-            "29 01 02 ef cd ab 89 67 45 23 01 01 00 00 00 00 00 00 00 03 98 ef 02 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 01 02 02 98 b7"
+            "29 01 03 ef cd ab 89 67 45 23 01 01 00 00 00 00 00 00 00 03 98 ef 02 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 01 02 02 98 b7"
         ),
         (
             "hello+extension",
             .hello(
                 Hello(
                     peerID: bob, incarnation: 0xA0A0_A0A0_A0A0_A0A0,
-                    capabilities: [.datagrams, .resume, .authentication], displayName: "bob", sessionName: "default",
-                    extensions: [HelloExtension(type: HelloExtension.authenticationType, value: [0xA1, 0xB2, 0xC3])])),
-            "26 01 02 10 32 54 76 98 ba dc fe a0 a0 a0 a0 a0 a0 a0 a0 07 00 03 62 6f 62 07 64 65 66 61 75 6c 74 01 01 03 a1 b2 c3"
+                    capabilities: [.datagrams, .resume, .encryption], displayName: "bob", sessionName: "default",
+                    extensions: [HelloExtension(type: 1, value: [0xA1, 0xB2, 0xC3])])),
+            "26 01 03 10 32 54 76 98 ba dc fe a0 a0 a0 a0 a0 a0 a0 a0 07 00 03 62 6f 62 07 64 65 66 61 75 6c 74 01 01 03 a1 b2 c3"
         ),
         (
             "accept", .accept(Accept(linkToken: 0x1122_3344_5566_7788)),
@@ -57,10 +63,9 @@ enum GoldenVectors {
             ]),
             "2f 0a 02 ef cd ab 89 67 45 23 01 05 61 6c 69 63 65 01 03 6c 61 6e 09 31 30 2e 37 37 2e 30 2e 31 98 ef 02 10 32 54 76 98 ba dc fe 03 62 6f 62 00"
         ),
-        (
-            "auth", .auth(proof: Array(0..<32)),
-            "21 0b 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f"
-        ),
+        ("noise", .noise([0xE0, 0xE1, 0xE2]), "05 0b 03 e0 e1 e2"),
+        ("pairing", .pairing(.confirm), "02 0d 02"),
+        ("trust", .trust([GoldenVectors.statement]), GoldenVectors.trustFrame),
         ("handshake", .handshake(peerName: "alice"), "07 20 05 61 6c 69 63 65"),
         ("negotiate", .negotiate(playerIndex: 1, timestamp: 1_700_000_000_000), "08 21 01 80 d0 95 ff bc 31"),
         ("negotiateConfirm", .negotiateConfirm(playerIndex: 1), "02 22 01"),

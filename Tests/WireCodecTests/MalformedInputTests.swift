@@ -10,8 +10,7 @@ struct MalformedInputTests {
 
     @Test("every proper prefix of every golden body is truncated", arguments: GoldenVectors.frames.map(\.hex))
     func truncatedBodies(frameHex: String) {
-        let frame = bytes(hex: frameHex)
-        let body = Array(frame.dropFirst())  // every golden header is one byte
+        let body = Self.body(ofFrame: frameHex)
         for length in 0..<body.count {
             #expect(decodeBody(Array(body.prefix(length))) == .truncated, "prefix \(length) of \(frameHex)")
         }
@@ -86,14 +85,21 @@ struct MalformedInputTests {
         #expect(decodeBody([0x0A, 0x01, 1, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x05]) == .tooManyEntries)  // 5 endpoints
     }
 
-    @Test("unknown kinds", arguments: [0x00, 0x0C, 0x1F, 0x2A, 0x3F, 0x40, 0xFF] as [UInt8])
+    /// A golden frame's body: what follows its length varint.
+    static func body(ofFrame hex: String) -> [UInt8] {
+        let frame = bytes(hex: hex)
+        let header = (frame.firstIndex { $0 & 0x80 == 0 } ?? 0) + 1
+        return Array(frame.dropFirst(header))
+    }
+
+    @Test("unknown kinds", arguments: [0x00, 0x0E, 0x1F, 0x2A, 0x3F, 0x40, 0xFF] as [UInt8])
     func unknownKinds(kind: UInt8) {
         #expect(decodeBody([kind, 0x01, 0x02]) == .unknownKind)
     }
 
     @Test("trailing bytes after the last field", arguments: GoldenVectors.frames.map(\.hex))
     func trailingBytes(frameHex: String) {
-        let body = Array(bytes(hex: frameHex).dropFirst()) + [0x00]
+        let body = Self.body(ofFrame: frameHex) + [0x00]
         #expect(decodeBody(body) == .trailingBytes)
     }
 

@@ -55,7 +55,9 @@ let oneOfEveryKind: [Message] = [
     .move(Move(view: 0, x: -.greatestFiniteMagnitude, y: .leastNonzeroMagnitude, sequence: .max)),
     .drop(Drop(view: 2, x: -0.0, y: 1e30)),
     .counterIncrement(count: 127),
-    .auth(proof: [UInt8](repeating: 0xA5, count: 32)),
+    .noise([UInt8](repeating: 0xA5, count: Wire.maxNoiseMessageLength)),
+    .pairing(.request),
+    .trust([GoldenVectors.statement, GoldenVectors.statement]),
     .members(
         (0..<Wire.maxMembers).map { index in
             Member(

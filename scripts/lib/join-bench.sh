@@ -28,13 +28,13 @@ done
 # shellcheck source=scripts/lib/bench-lab.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lab.sh"
 bench_lab_up join 2
-spawn_in 1 "$bin/sessiond" --name h1 --session join-bench --port 47000 --state-dir /run/join-state --log-level warning
+spawn_in 1 "$bin/sessiond" --admission open --name h1 --session join-bench --port 47000 --state-dir /run/join-state --log-level warning
 sleep 2  # its advertisement is established
 
 for trial in $(seq "$trials"); do
     if ((fresh)); then in_host 2 rm -rf /run/join-state; fi
     start=$(date +%s%N)
-    spawn_in 2 "$bin/sessiond" --name h2 --session join-bench --port 47000 --state-dir /run/join-state \
+    spawn_in 2 "$bin/sessiond" --admission open --name h2 --session join-bench --port 47000 --state-dir /run/join-state \
         --log-level warning
     daemon=$spawned_pid
     joined=""

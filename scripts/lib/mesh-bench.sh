@@ -43,7 +43,7 @@ done
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lab.sh"
 bench_lab_up mesh "$hosts"
 
-extra=()
+extra=(--admission open)
 if ((secret)); then
     head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/secret"
     chmod 600 "$work/secret"

@@ -53,9 +53,9 @@ address2=$(scripts/testnet addr "$lab" 2)
 spawn_in 2 sockperf server --tcp -i "$address2" -p 11111 >/dev/null 2>&1
 spawn_in 2 sockperf server -i "$address2" -p 11112 >/dev/null 2>&1
 spawn_in 2 "$work/enet_pingpong" server 11113 >/dev/null
-spawn_in 1 "$bin/sessiond" --name h1 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
+spawn_in 1 "$bin/sessiond" --admission open --name h1 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
     --log-level warning
-spawn_in 2 "$bin/sessiond" --name h2 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
+spawn_in 2 "$bin/sessiond" --admission open --name h2 --session net-bench --port 47000 --no-discovery --state-dir /run/net-state \
     --peer "$address1:47000" --log-level warning
 for _ in $(seq 100); do
     if in_host 1 "$bin/session-client" --json peers 2>/dev/null | grep -q '"unreliable":"udp"'; then break; fi

@@ -37,7 +37,7 @@ file="$work/payload.bin"
 head -c "$((megabytes * 1000000))" /dev/urandom >"$file"
 digest=$(sha256sum "$file" | cut -c1-64)
 
-extra=()
+extra=(--admission open)
 if ((secret)); then
     head -c 32 /dev/urandom | base64 >"$work/secret"
     chmod 600 "$work/secret"

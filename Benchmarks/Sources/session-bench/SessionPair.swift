@@ -27,13 +27,13 @@ final class SessionPair: Sendable {
     }
 
     /// Starts A on `loopA` and B on `loopB`, both listening on 127.0.0.1, and has B connect to A.
-    static func start(loopA: any EventLoop, loopB: any EventLoop, secret: [UInt8]? = nil) async throws -> SessionPair {
+    static func start(loopA: any EventLoop, loopB: any EventLoop, sealed: Bool = false) async throws -> SessionPair {
         var logger = Logger(label: "session-bench")
         logger.logLevel = .notice
         let a = try Session(
-            configuration: configuration(name: "bench-a", secret: secret), eventLoop: loopA, logger: logger)
+            configuration: configuration(name: "bench-a", sealed: sealed), eventLoop: loopA, logger: logger)
         let b = try Session(
-            configuration: configuration(name: "bench-b", secret: secret), eventLoop: loopB, logger: logger)
+            configuration: configuration(name: "bench-b", sealed: sealed), eventLoop: loopB, logger: logger)
         let pair = SessionPair(a: a, b: b)
         do {
             let port = try await a.start()
@@ -46,10 +46,13 @@ final class SessionPair: Sendable {
         return pair
     }
 
-    private static func configuration(name: String, secret: [UInt8]?) -> SessionConfiguration {
+    /// Sealed: the Noise handshake and encrypted links, as every session runs (admission open); else insecure links,
+    /// the baseline that shows what encryption costs.
+    private static func configuration(name: String, sealed: Bool) -> SessionConfiguration {
         var configuration = SessionConfiguration(
             displayName: name, sessionName: "session-bench", host: SessionBench.loopback, port: 0)
-        configuration.secret = secret
+        configuration.admission = .open
+        configuration.isInsecure = !sealed
         return configuration
     }
 

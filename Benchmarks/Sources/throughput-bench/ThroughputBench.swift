@@ -5,8 +5,9 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// Throughput over one reliable link between two LanSession sessions on 127.0.0.1, next to plain SwiftNIO TCP
-/// moving the same frames in the same run: counter increments per second, and data messages per second (and MB/s)
+/// Throughput over one reliable link between two LanSession sessions on 127.0.0.1 (encrypted, as every session runs;
+/// increments also over `--insecure` links, to show what encryption costs), next to plain SwiftNIO TCP moving the
+/// same frames in the same run: counter increments per second, and data messages per second (and MB/s)
 /// of 1 KiB and of the largest size a message may have.
 ///
 /// The sessions run on the two loops of one 2-thread group; the caller keeps `inFlight` calls outstanding from a
@@ -46,7 +47,8 @@ struct ThroughputBench {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         do {
             var rows: [Row] = []
-            rows.append(try await increments(options.increments, group: group))
+            rows.append(try await increments(options.increments, group: group, sealed: true))
+            rows.append(try await increments(options.increments, group: group, sealed: false))
             for size in [1_024, Session.maxMessageSize] {
                 let count = size == 1_024 ? options.messages : max(1, options.messages / 16)
                 rows.append(try await messages(count, size: size, group: group))
@@ -84,9 +86,9 @@ struct ThroughputBench {
 
     /// Two sessions with the original apps, B connected to A, on the group's two loops.
     static func pairOfApps(
-        group: MultiThreadedEventLoopGroup
+        group: MultiThreadedEventLoopGroup, sealed: Bool = true
     ) async throws -> (BubblesAndCounterApp, BubblesAndCounterApp) {
-        try await pair(group: group) { session in try await BubblesAndCounterApp(session: session) }
+        try await pair(group: group, sealed: sealed) { session in try await BubblesAndCounterApp(session: session) }
     }
 
     /// Two sessions, B connected to A, on the group's two loops.
@@ -96,12 +98,16 @@ struct ThroughputBench {
 
     /// Two sessions, B connected to A, on the group's two loops, each with what `add` adds before it starts.
     static func pair<Added: Sendable>(
-        group: MultiThreadedEventLoopGroup, _ add: (Session) async throws -> Added
+        group: MultiThreadedEventLoopGroup, sealed: Bool = true, _ add: (Session) async throws -> Added
     ) async throws -> (Added, Added) {
         var logger = Logger(label: "throughput-bench")
         logger.logLevel = .notice
         func configuration(_ name: String) -> SessionConfiguration {
-            SessionConfiguration(displayName: name, sessionName: "throughput-bench", host: loopback, port: 0)
+            var configuration = SessionConfiguration(
+                displayName: name, sessionName: "throughput-bench", host: loopback, port: 0)
+            configuration.admission = .open
+            configuration.isInsecure = !sealed
+            return configuration
         }
         let loops = Array(group.makeIterator())
         let a = try Session(configuration: configuration("a"), eventLoop: loops[0], logger: logger)
@@ -133,14 +139,14 @@ struct ThroughputBench {
         }
     }
 
-    static func increments(_ count: Int, group: MultiThreadedEventLoopGroup) async throws -> Row {
+    static func increments(_ count: Int, group: MultiThreadedEventLoopGroup, sealed: Bool) async throws -> Row {
         let raw = try await RawSink.start(group: group, expecting: count * incrementFrameSize)
         let rawStart = ContinuousClock.now
         try await raw.send(count: count, size: incrementFrameSize - 4, batch: inFlight)
         let rawTime = ContinuousClock.now - rawStart
         await raw.close()
 
-        let (a, b) = try await pairOfApps(group: group)
+        let (a, b) = try await pairOfApps(group: group, sealed: sealed)
         let start = ContinuousClock.now
         try await concurrently(count) { _ = try await a.increment() }
         while try await b.counter()[a.session.peerID] < UInt64(count) {
@@ -150,7 +156,8 @@ struct ThroughputBench {
         await b.session.stop()
         await a.session.stop()
         return Row(
-            metric: "increments_per_second", what: "counter increments",
+            metric: sealed ? "increments_per_second" : "increments_per_second_insecure",
+            what: sealed ? "counter increments" : "increments, insecure",
             count: count, size: incrementFrameSize,
             seconds: time.seconds, baselineSeconds: rawTime.seconds)
     }
@@ -213,7 +220,7 @@ struct ThroughputBench {
                         format: " %8d  %14.0f  %7.1f  %19.0f  %6.2f×", row.count, row.perSecond,
                         row.megabytesPerSecond, row.baselinePerSecond, row.perSecond / row.baselinePerSecond))
         }
-        if rows.contains(where: { $0.metric == "increments_per_second" }) {
+        if rows.contains(where: { $0.metric.hasPrefix("increments_per_second") }) {
             print(
                 "increments: raw TCP sends a frame each; the session sends the absolute count once per turn of its loop, "
                     + "so MB/s is of the increments, not of the wire")

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Rows: `raw-tcp-copy` (one socket, `sendfile` on one thread, `read` and `write` into a file on another: the
 /// kernel's floor for a copy with this disk), `raw-tcp-copy+sha256` (the same with both ends hashing what they move,
-/// as a verified transfer must), then `session-resource` without a secret and `session-resource-sealed` with one.
+/// as a verified transfer must), then `session-resource` over insecure links and `session-resource-sealed` over encrypted ones (as every session runs).
 /// The files live in the temporary directory (`TMPDIR`). Each session row also gives the reliable round trip of a ping measured while the transfer runs, next to
 /// the same measured idle.
 @main
@@ -124,11 +124,12 @@ struct TransferBench {
     static func session(source: String, size: Int, inbox: String, sealed: Bool) async throws -> Row {
         var logger = Logger(label: "transfer-bench")
         logger.logLevel = .notice
-        let secret: [UInt8]? = sealed ? Array("transfer-bench shared secret 0123456789".utf8) : nil
         var configurationA = SessionConfiguration(displayName: "a", sessionName: "transfer-bench", host: "127.0.0.1")
-        configurationA.secret = secret
+        configurationA.admission = .open
+        configurationA.isInsecure = !sealed
         var configurationB = SessionConfiguration(displayName: "b", sessionName: "transfer-bench", host: "127.0.0.1")
-        configurationB.secret = secret
+        configurationB.admission = .open
+        configurationB.isInsecure = !sealed
         configurationB.inbox = inbox
         let a = try Session(configuration: configurationA, logger: logger)
         let b = try Session(configuration: configurationB, logger: logger)

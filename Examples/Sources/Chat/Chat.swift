@@ -29,10 +29,13 @@ struct Chat: AsyncParsableCommand {
     @Option(help: "Where files sent to you land.") var inbox: String?
 
     func run() async throws {
-        var configuration = SessionConfiguration(displayName: name, sessionName: room, host: listen, port: port)
-        // A stable identity across restarts: peers recognise us, interrupted files resume.
+        // A stable device key across restarts: peers recognise us, interrupted files resume.
         let state = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".chat-\(name)").path
-        configuration.peerID = try PeerID.persistent(in: state)
+        var configuration = SessionConfiguration(
+            identity: try DeviceIdentity.persistent(in: state), displayName: name, sessionName: room, host: listen,
+            port: port)
+        // Anyone in the room may talk (links are still encrypted); `.paired` would admit paired devices only.
+        configuration.admission = .open
         configuration.inbox = inbox
         let session = try Session(configuration: configuration)
         let port = try await session.start()

@@ -21,8 +21,9 @@ struct StatusBoardCommand: AsyncParsableCommand {
             }
             return endpoint
         }
-        let session = try Session(
-            configuration: SessionConfiguration(displayName: name, sessionName: board, host: listen, port: port))
+        var configuration = SessionConfiguration(displayName: name, sessionName: board, host: listen, port: port)
+        configuration.admission = .open  // anyone on the board's network; links are still encrypted
+        let session = try Session(configuration: configuration)
         let changes = EventFanout<StatusBoard.Change>(missed: StatusBoard.Change.missed)
         let statusBoard = try await session.addApplication { StatusBoard(context: $0, changes: changes) }
         print("[\(name) on \(board), port \(try await session.start()); type a status, or /quit]")

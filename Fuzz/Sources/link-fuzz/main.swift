@@ -1,29 +1,30 @@
+import Crypto
 import LinkCrypto
 import WireCodec
 
 /// Fixed keys for the sealed decoders: the fuzzer cannot forge a tag, so it exercises the framing and the refusals;
 /// inputs that start with a valid sealed record (seeded below) reach the frames inside.
-let secret = try! SessionSecret(secret: Array("fuzz".utf8), sessionName: "fuzz")
-let dialer = SecretHandshake(role: .dialer)
-let acceptor = SecretHandshake(role: .acceptor)
-let dialerHello = try! StreamFraming.encode(
-    .hello(
-        Hello(
-            peerID: PeerID(1), displayName: "d", sessionName: "fuzz",
-            extensions: [.authentication(publicKey: dialer.publicKey)])))
-let acceptorHello = try! StreamFraming.encode(
-    .hello(
-        Hello(
-            peerID: PeerID(2), displayName: "a", sessionName: "fuzz",
-            extensions: [.authentication(publicKey: acceptor.publicKey)])))
-let keys = try! acceptor.keys(
-    secret: secret, localHello: acceptorHello, remoteHello: dialerHello, remoteKey: dialer.publicKey)
-let peerKeys = try! dialer.keys(
-    secret: secret, localHello: dialerHello, remoteHello: acceptorHello, remoteKey: acceptor.publicKey)
+let initiatorKey = Curve25519.KeyAgreement.PrivateKey()
+let responderKey = Curve25519.KeyAgreement.PrivateKey()
+let prologue = Array("fuzz".utf8)
+/// One complete handshake, for the keys of both sides.
+let (keys, peerKeys, firstMessage, secondMessage): (LinkKeys, LinkKeys, [UInt8], [UInt8]) = {
+    var initiator = NoiseHandshake(role: .initiator, staticKey: initiatorKey, prologue: prologue, psk: nil)
+    var responder = NoiseHandshake(role: .responder, staticKey: responderKey, prologue: prologue, psk: nil)
+    let first = try! initiator.writeMessage(payload: [])
+    _ = try! responder.readMessage(first)
+    let second = try! responder.writeMessage(payload: [])
+    _ = try! initiator.readMessage(second)
+    _ = try! responder.readMessage(try! initiator.writeMessage(payload: []))
+    return (try! responder.split(), try! initiator.split(), first, second)
+}()
 
-/// Feeds one input to the secret handshake and to the sealed-record and sealed-datagram decoders.
+/// Feeds one input to the Noise handshake, the handshake payload's decoder, and the sealed-record and
+/// sealed-datagram decoders.
 ///
-/// - The handshake: the input as the peer's public key and hello, and as its proof, never traps and never verifies.
+/// - The handshake: the input as message 1 to a responder (which then answers), and as message 2 or 3 after a real
+///   message 1 or 2, never traps; a forged message 2 or 3 never completes a handshake.
+/// - The payload: decoded or refused with a typed error.
 /// - Records: forged ones never open; the input sealed by the peer opens, in two chunks, to exactly the input, and
 ///   with one bit flipped never opens.
 /// - Datagrams: refused or opened, never a trap; a datagram is never accepted twice.
@@ -32,16 +33,20 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
     let bytes = [UInt8](input)
 
-    // Handshake: a hostile key, hello and proof.
-    if size >= 32 {
-        let remoteKey = Array(bytes[0..<32])
-        if let derived = try? acceptor.keys(
-            secret: secret, localHello: acceptorHello, remoteHello: Array(bytes[32...]), remoteKey: remoteKey)
-        {
-            precondition((try? derived.verify(peerProof: Array(bytes.suffix(32)))) == nil, "a forged proof verified")
-        }
+    // Handshake: hostile messages at every step.
+    var responder = NoiseHandshake(role: .responder, staticKey: responderKey, prologue: prologue, psk: nil)
+    if (try? responder.readMessage(bytes)) != nil {
+        _ = try? responder.writeMessage(payload: bytes)
+        precondition((try? responder.readMessage(bytes)) == nil || !responder.isComplete, "a forged message 3")
     }
-    precondition((try? keys.verify(peerProof: bytes)) == nil, "a forged proof verified")
+    var initiator = NoiseHandshake(role: .initiator, staticKey: initiatorKey, prologue: prologue, psk: nil)
+    _ = try? initiator.writeMessage(payload: [])
+    precondition((try? initiator.readMessage(bytes)) == nil, "a forged message 2 was read")
+    var late = NoiseHandshake(role: .responder, staticKey: responderKey, prologue: prologue, psk: nil)
+    _ = try? late.readMessage(firstMessage)
+    _ = try? late.writeMessage(payload: [])
+    precondition((try? late.readMessage(bytes)) == nil, "a forged message 3 completed a handshake")
+    _ = try? HandshakePayload.decode(bytes)
 
     // Records: hostile bytes are refused or wait for more, never trap.
     var hostile = keys.makeRecordOpener()

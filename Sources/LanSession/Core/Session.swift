@@ -52,6 +52,12 @@ public final class Session: Sendable {
         }
         self.peerID = configuration.peerID
         self.configuration = configuration
+        // A trusted set that cannot be read stops the start: it is never replaced by an empty one.
+        let trusted =
+            try configuration.trustedDevicesFile.map { path throws(SessionError) in
+                try TrustStore(path: path).load(
+                    identity: configuration.identity, sessionName: configuration.sessionName)
+            } ?? TrustedDevices(identity: configuration.identity, sessionName: configuration.sessionName)
         if let eventLoop {
             self.loop = eventLoop
             self.ownedGroup = nil
@@ -66,7 +72,8 @@ public final class Session: Sendable {
             return logger
         }()
         let core = SessionCore(
-            configuration: configuration, loop: self.loop, transports: transports, logger: logger, events: fanout)
+            configuration: configuration, trusted: trusted, loop: self.loop, transports: transports, logger: logger,
+            events: fanout)
         self.peerStateChanges = core.peerStateChanges
         let box = NIOLoopBoundBox.makeBoxSendingValue(core, eventLoop: self.loop)
         self.core = box

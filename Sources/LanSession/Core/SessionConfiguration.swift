@@ -3,8 +3,23 @@ import WireCodec
 
 /// Everything a session needs to know before it starts.
 public struct SessionConfiguration: Sendable {
-    /// This peer's stable identity.
+    /// This peer's id: the device key's (``DeviceIdentity/peerID``). Another one only with ``isInsecure`` links.
     public var peerID: PeerID
+    /// The device's long-term keys; keep them with ``DeviceIdentity/persistent(in:)`` so that the device stays the
+    /// same one (and stays trusted) across restarts.
+    public var identity: DeviceIdentity
+    /// Who gets in: paired devices (the default), holders of the secret, or anyone (section 9 of the wire format).
+    public var admission: AdmissionMode = .paired
+    /// Links without the Noise handshake and without encryption: for measuring what encryption costs, never for use.
+    /// Requires admission `open`; peer ids are then only claimed, not proven.
+    public var isInsecure = false
+    /// The file where the trusted set is kept (admission `paired`), replaced atomically on every change; nil keeps
+    /// it in memory only.
+    public var trustedDevicesFile: String?
+    /// How long the link of an untrusted device stays open for it to ask to pair.
+    public var strangerTimeout: Duration = .seconds(10)
+    /// How long a pairing waits for people on both devices to confirm.
+    public var pairingTimeout: Duration = .seconds(120)
     /// This peer's display name, at most `Wire.maxNameLength` UTF-8 bytes.
     public var displayName: String
     /// The session to join; peers of other sessions are refused.
@@ -50,10 +65,6 @@ public struct SessionConfiguration: Sendable {
     public var pathHysteresis: Duration = .seconds(3)
     /// While a peer is connected, a path of it that is down is redialled at most this far apart.
     public var standbyRedialMaximumDelay: Duration = .seconds(10)
-    /// The session's shared secret. With one, only peers that hold the same secret get past the handshake, and
-    /// everything after it is encrypted and authenticated (see docs/wire-format.md, section 9). Without one, links
-    /// are neither authenticated nor encrypted: anyone on the network can join, read and forge.
-    public var secret: [UInt8]?
     /// A link must prove that it belongs within this long of opening: a hello, with a secret the proof, and for an
     /// accepted link the invitation.
     public var proofTimeout: Duration = .seconds(3)
@@ -74,12 +85,19 @@ public struct SessionConfiguration: Sendable {
     /// Holds the writes of received resources where a test says (see ``InboxGate``); nil in use.
     var inboxGate: InboxGate?
 
-    /// Whether links are authenticated and encrypted (a secret is set).
-    public var isEncrypted: Bool { secret != nil }
+    /// Whether links run the Noise handshake and are encrypted: always, but with ``isInsecure``.
+    public var isEncrypted: Bool { !isInsecure }
+
+    /// The session's shared secret (admission `secret`), nil otherwise.
+    public var secret: [UInt8]? {
+        if case .secret(let secret) = admission { return secret }
+        return nil
+    }
 
     /// Creates a configuration with the defaults of the design: 8 peers, 2 s liveness, redials backing off from 100 ms to 2 s.
     public init(
-        peerID: PeerID = .random(), displayName: String, sessionName: String = "default", host: String = "0.0.0.0",
+        peerID: PeerID? = nil, identity: DeviceIdentity = .generate(), displayName: String,
+        sessionName: String = "default", host: String = "0.0.0.0",
         port: Int = 0, maxPeers: Int = 8, invitationPolicy: InvitationPolicy = .acceptAll,
         invitationContext: [UInt8] = [], invitationTimeout: Duration = .seconds(30),
         livenessTimeout: Duration = .seconds(2), heartbeatInterval: Duration? = nil,
@@ -87,7 +105,8 @@ public struct SessionConfiguration: Sendable {
         replayBufferMessages: Int = 65_536, replayBufferBytes: Int = 4 << 20, datagrams: Bool = true,
         datagramProbeTimeout: Duration = .seconds(1)
     ) {
-        self.peerID = peerID
+        self.peerID = peerID ?? identity.peerID
+        self.identity = identity
         self.displayName = displayName
         self.sessionName = sessionName
         self.host = host
@@ -132,6 +151,16 @@ public struct SessionConfiguration: Sendable {
                 "the failover silence must be longer than the heartbeat interval, the intervals positive")
         }
         if let secret, secret.isEmpty { throw SessionError(.invalidConfiguration, "the secret is empty") }
+        if isInsecure {
+            guard case .open = admission else {
+                throw SessionError(
+                    .invalidConfiguration, "insecure links admit anyone: they need admission open, not \(admission)")
+            }
+        } else if peerID != identity.peerID {
+            throw SessionError(
+                .invalidConfiguration,
+                "peer id \(peerID) is not the device key's (\(identity.peerID)); another one only with insecure links")
+        }
         if let inbox, !ResourceFile.isDirectory(inbox) {
             throw SessionError(.invalidConfiguration, "the inbox \(inbox) is not a directory")
         }
@@ -142,6 +171,24 @@ public struct SessionConfiguration: Sendable {
         guard livenessTimeout > heartbeatInterval, heartbeatInterval > .zero else {
             throw SessionError(
                 .invalidConfiguration, "the heartbeat interval must be shorter than the liveness timeout")
+        }
+    }
+}
+
+/// Who gets past the handshake (docs/wire-format.md, section 9).
+public enum AdmissionMode: Hashable, Sendable, CustomStringConvertible {
+    /// Only devices this one trusts: paired here, or introduced by a trusted member. Others may ask to pair.
+    case paired
+    /// Holders of the session's shared secret (`Noise_XXpsk3_…`); device keys still tell members apart.
+    case secret([UInt8])
+    /// Anyone on the network; links are still encrypted and peer ids proven.
+    case open
+
+    public var description: String {
+        switch self {
+        case .paired: "paired"
+        case .secret: "secret"
+        case .open: "open"
         }
     }
 }

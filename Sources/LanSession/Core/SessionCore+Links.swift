@@ -3,8 +3,8 @@ import NIOCore
 import WireCodec
 
 /// Links as the core sets them up and carries their handshake out: the pipeline, the hello, the caps on links that
-/// have not proved themselves, the hello checked (``Admission``), with a secret the proof, the link made one of its
-/// peer's.
+/// have not proved themselves, the hello checked (``Admission``), the Noise handshake (``SessionCore+Trust``), the
+/// link made one of its peer's.
 extension SessionCore {
     /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
     func setUpStream(
@@ -12,7 +12,9 @@ extension SessionCore {
         for intendedPeer: PeerID?
     ) -> EventLoopFuture<Void> {
         channel.eventLoop.makeCompletedFuture {
-            let security = secret.map { LinkSecurity(role: role, secret: $0) }
+            let security =
+                configuration.isEncrypted
+                ? LinkSecurity(role: role, identity: configuration.identity, psk: psk) : nil
             if let security { try channel.pipeline.syncOperations.addHandler(LinkSealingHandler(security: security)) }
             try channel.pipeline.syncOperations.addHandler(
                 LinkHandler(
@@ -74,15 +76,15 @@ extension SessionCore {
         perform(oldest.machine.drop("out of descriptors: the oldest unproven connection goes"), on: oldest)
     }
 
-    /// The hello for `link`: with a secret it carries the link's own ephemeral key.
+    /// The hello for `link`: what it supports, and whether its handshake follows (with the pre-shared key or not).
     func localHello(for link: Link) -> Hello {
         var capabilities: Capabilities = [.resume, .appMessages]
         let datagramChannel = datagrams.channel
         if datagramChannel != nil { capabilities.insert(.datagrams) }
-        var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
-        if let security = link.security {
-            capabilities.insert(.authentication)
-            extensions.append(.authentication(publicKey: security.handshake.publicKey))
+        let extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
+        if link.security != nil {
+            capabilities.insert(.encryption)
+            if psk != nil { capabilities.insert(.preSharedKey) }
         }
         return Hello(
             peerID: localPeer, incarnation: incarnation, capabilities: capabilities,
@@ -119,8 +121,8 @@ extension SessionCore {
 
     // MARK: - Handshake
 
-    /// A hello arrived on `link`: refused (another version or session), dropped (this very peer), or on to the proof
-    /// (with a secret) or the invitation.
+    /// A hello arrived on `link`: refused (another version or session), dropped (this very peer), or on to the Noise
+    /// handshake (or, on insecure links, the invitation).
     func identify(_ hello: Hello, on link: Link) {
         link.hello = hello
         switch admission.check(hello) {
@@ -129,39 +131,15 @@ extension SessionCore {
         case .ourselves:
             if let endpoint = link.endpoint { dialler.forgetEndpoint(endpoint) }
             perform(link.machine.drop("this is ourselves"), on: link)
-        case .prove:
-            guard let security = link.security else {
-                return perform(link.machine.drop("a secret but no secret handshake"), on: link)
-            }
-            let proof: [UInt8]
-            do {
-                proof = try security.derive(remoteHello: hello)
-            } catch {
-                admission.proofFailed()
-                return refuse(link, hello: hello, reason: .authenticationFailed, "\(error)")
-            }
-            perform(link.machine.authenticate(proof: proof), on: link)
+        case .handshake:
+            beginHandshake(hello, on: link)
         case .admit:
             admit(hello, on: link)
         }
     }
 
-    /// With a secret: the peer's `auth` arrived; only a valid proof lets the link go on.
-    func verify(_ proof: [UInt8], on link: Link) {
-        guard let security = link.security, let hello = link.hello else {
-            return perform(link.machine.drop("auth without a secret handshake"), on: link)
-        }
-        do {
-            try security.verify(peerProof: proof)
-        } catch {
-            admission.proofFailed()
-            authenticationRefused(link, "it claims to be \(hello.peerID): \(error)")
-            return perform(link.machine.drop("authentication failed"), on: link)
-        }
-        admit(hello, on: link)
-    }
-
-    /// The hello is admitted (with a secret, proved): the link becomes one of its peer's, and the invitation goes on.
+    /// The hello is admitted (with encryption, the device proved and trusted): the link becomes one of its peer's,
+    /// and the invitation goes on.
     func admit(_ hello: Hello, on link: Link) {
         if let intended = link.intendedPeer, intended != hello.peerID {
             // The endpoint leads to another peer (a stale or forged record): a failed dial for the intended one.
@@ -175,6 +153,8 @@ extension SessionCore {
         let peer = peers.record(for: hello.peerID)
         peer.name = hello.displayName
         peer.capabilities = hello.capabilities
+        if let key = link.publicKey { peer.publicKey = key }
+        peer.trust = link.trust
         if let endpoint = link.endpoint {
             link.provenEndpoint = endpoint
             dialler.staticEndpoint(endpoint, isPeer: peer.id)
@@ -227,9 +207,8 @@ extension SessionCore {
             on: link)
     }
 
-    /// A stranger's handshake failed for the secret: logged, and told to the subscribers (the first ten, then every
-    /// thousandth).
-    private func authenticationRefused(_ link: Link, _ detail: String) {
+    /// A stranger's handshake failed: logged, and told to the subscribers (the first ten, then every thousandth).
+    func authenticationRefused(_ link: Link, _ detail: String) {
         let (count, report) = throttle.count(.refusedHandshake)
         let notice = SessionNotice.authenticationFailed(address: link.remoteDescription, detail: detail, count: count)
         logger.debug("\(notice)")

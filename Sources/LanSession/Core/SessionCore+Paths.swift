@@ -13,6 +13,7 @@ extension SessionCore {
         if let endpoint = link.endpoint { dialler.dialEnded(endpoint, for: peer.id, failed: false) }
         link.intendedPeer = nil
         writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link)  // a first round-trip time at once
+        sendTrust(on: link)  // what this device knows of the members, for the peer to catch up
         publishLink(link, of: peer)
         logger.debug("link ready", metadata: ["peer": "\(peer.id)", "path": "\(link.path)"])
         if isLeader(of: peer) { choosePath(for: peer) }
@@ -155,6 +156,7 @@ extension SessionCore {
         links.remove(link)
         link.machine.channelClosed()
         guard runState == .running else { return }  // stopping: peers were told bye
+        trustLinkClosed(link)
         if let endpoint = link.endpoint {
             dialler.linkClosed(dialling: endpoint, intended: link.intendedPeer, helloReceived: link.peerID != nil)
         }

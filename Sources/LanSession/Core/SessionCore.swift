@@ -36,8 +36,10 @@ final class SessionCore {
     let incarnation = UInt64.random(in: 1...UInt64.max)
     let startedAt = NIODeadline.now()
     let pathSelector: PathSelector
-    /// The session's secret as the handshake uses it; nil without a secret.
-    let secret: SessionSecret?
+    /// The session's pre-shared key as the handshake uses it (admission `secret`); nil otherwise.
+    let psk: SessionSecret?
+    /// Where the trusted set is kept; nil: in memory only.
+    let trustStore: TrustStore?
     /// Counts peers' connection state changes for readers off the loop (discovery's resolve schedule).
     let peerStateChanges = PeerStateChanges()
     /// The session this core belongs to, for the handles its events carry.
@@ -64,19 +66,23 @@ final class SessionCore {
     var roundTrips = RoundTrips()
     let streams: StreamMultiplexer
     var applications = ApplicationRouter()
+    var trusted: TrustedDevices
+    var pairings = Pairings()
 
     init(
-        configuration: SessionConfiguration, loop: any EventLoop, transports: [any Transport], logger: Logger,
-        events: EventFanout<SessionEvent>
+        configuration: SessionConfiguration, trusted: TrustedDevices, loop: any EventLoop, transports: [any Transport],
+        logger: Logger, events: EventFanout<SessionEvent>
     ) {
         self.configuration = configuration
         self.loop = loop
         self.transports = transports
         self.logger = logger
         self.events = events
-        self.secret = configuration.secret.flatMap {
+        self.psk = configuration.secret.flatMap {
             try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
         }
+        self.trustStore = configuration.trustedDevicesFile.map { TrustStore(path: $0) }
+        self.trusted = trusted
         self.pathSelector = PathSelector(
             priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
             hysteresis: configuration.pathHysteresis.timeAmount)
@@ -229,7 +235,9 @@ final class SessionCore {
         guard link.machine.isHandshaken else {
             let actions = link.machine.tick(
                 openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout.timeAmount,
-                handshakeTimeout: configuration.invitationTimeout.timeAmount + configuration.livenessTimeout.timeAmount)
+                handshakeTimeout: configuration.invitationTimeout.timeAmount + configuration.livenessTimeout.timeAmount,
+                strangerTimeout: configuration.strangerTimeout.timeAmount,
+                pairingTimeout: configuration.pairingTimeout.timeAmount)
             return perform(actions, on: link)
         }
         switch link.liveness.check(at: now) {
@@ -265,11 +273,10 @@ final class SessionCore {
                 writer.write(message, on: link)
             case .identify(let hello):
                 identify(hello, on: link)
-            case .startSealing:
-                writer.writePending(of: link)  // what was written before (the auth) goes in clear
-                link.security?.startSealing()
-            case .verify(let proof):
-                verify(proof, on: link)
+            case .handshakeMessage(let bytes):
+                handshakeMessage(bytes, on: link)
+            case .pairing(let step):
+                receivedPairing(step, on: link)
             case .consider(let invitation):
                 consider(invitation, on: link)
             case .ready(let token):
@@ -312,6 +319,8 @@ final class SessionCore {
             }
         case .members(let members):
             if let peer = peers.peer(of: link) { receivedMembers(members, from: peer) }
+        case .trust(let statements):
+            if let peer = peers.peer(of: link) { receivedTrust(statements, from: peer) }
         default:
             guard let peer = peers.peer(of: link), peer.active === link else { return }
             let sequence = peer.reliable.receive()

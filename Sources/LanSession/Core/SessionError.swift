@@ -24,6 +24,9 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case transferFailed
         /// No transfer of that id is under way.
         case noSuchTransfer
+        /// A pairing or trust change was refused: no such pairing, a code that is not the one shown, a device that
+        /// is not trusted, or the trusted set could not be saved.
+        case trust
     }
 
     /// What kind of failure.

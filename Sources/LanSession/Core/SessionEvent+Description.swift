@@ -20,6 +20,13 @@ extension SessionEvent: CustomStringConvertible {
         case .connectFailed(let endpoint, let reason): "cannot connect to \(endpoint): \(reason)"
         case .notice(let notice): "\(notice)"
         case .eventsMissed(let count): "\(count) events missed (this reader fell behind)"
+        case .pairingRequested(let request):
+            "pairing \(request.requestedHere ? "asked of" : "asked by") \(request.peerID) \"\(request.displayName)\" (\(request.fingerprint)): code \(request.code)"
+        case .paired(let device): "paired with \(device.peerID) \"\(device.name)\" (\(device.fingerprint))"
+        case .pairingEnded(let peer, let reason): "pairing with \(peer) not made: \(reason)"
+        case .introduced(let device):
+            "\(device.peerID) \"\(device.name)\" introduced by \(device.introducedBy.map { "\($0)" } ?? "?")"
+        case .unpaired(let peer, let by): "\(peer) removed by \(by)"
         }
     }
 }

@@ -22,6 +22,9 @@ public enum SessionNotice: Hashable, Sendable, CustomStringConvertible {
     /// What was sent to a peer that is away did not fit its replay buffer: the peer's applications are brought up to
     /// date by their state when it is back, rather than by replay.
     case replayBufferOverflowed(PeerID, name: String)
+    /// The trusted devices could not be saved (a full disk, say): the file keeps the previous set; the next change
+    /// saves again.
+    case trustNotSaved(detail: String)
 
     public var description: String {
         switch self {
@@ -40,6 +43,8 @@ public enum SessionNotice: Hashable, Sendable, CustomStringConvertible {
             "datagrams do not get through to \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))"), though it answers on its link; using the link instead"
         case .replayBufferOverflowed(let peer, let name):
             "the replay buffer for \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))") overflowed; it is re-synchronised when it is back"
+        case .trustNotSaved(let detail):
+            "cannot save the trusted devices: \(detail); the file keeps the previous set"
         }
     }
 }

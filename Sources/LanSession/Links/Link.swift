@@ -41,6 +41,11 @@ final class Link {
     var pending: ByteBuffer?
     /// The secret handshake and sealing; nil without a secret.
     let security: LinkSecurity?
+    /// The static key the handshake proved, and the signing key the peer's payload carried.
+    var publicKey: [UInt8]?
+    var signingKey: [UInt8]?
+    /// How the device got in on this link (nil on insecure links).
+    var trust: DeviceTrust?
     /// The remote address when the link opened (nil on a transport without IP addresses).
     let remoteAddress: SocketAddress?
 

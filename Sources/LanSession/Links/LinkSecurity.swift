@@ -2,56 +2,107 @@ import LinkCrypto
 import NIOCore
 import WireCodec
 
-/// The secret handshake and the sealing of one link, shared by its pipeline's handlers and the session core; all
-/// on the link's event loop.
+/// The Noise handshake and the sealing of one link, shared by its pipeline's handlers and the session core; all on
+/// the link's event loop.
 ///
-/// The order on the wire: both hellos in clear, then each side's `auth` in clear, then only sealed records. This
-/// side seals from the write after its `auth` (``startSealing()``); it opens from the byte after the peer's `auth`
-/// (``WireFrameDecoder`` switches when it passes one on, with the keys the core derived from the peer's hello).
+/// The order on the wire (docs/wire-format.md, section 9): both hellos in clear, then the three Noise messages in
+/// `noise` frames, then only sealed records. The dialer (Noise's initiator) seals from the write after its message 3
+/// and opens from the byte after message 2; the acceptor opens from the byte after message 3 and seals from then on.
+/// The decoder takes the opener as soon as the core has set it (``takeOpener()``).
 final class LinkSecurity {
-    let handshake: SecretHandshake
-    let secret: SessionSecret
-    /// The hello this side sent, as it went on the wire.
+    let role: LinkStateMachine.Role
+    let identity: DeviceIdentity
+    let psk: SessionSecret?
+    /// The hello this side sent, as it went on the wire (the frame).
     var localHello: [UInt8] = []
+    private(set) var handshake: NoiseHandshake?
     private(set) var keys: LinkKeys?
     private var sealer: RecordSealer?
-    /// Set from the peer's hello; used from the byte after its `auth`.
-    private(set) var pendingOpener: RecordOpener?
+    /// Set when the handshake completes; the decoder takes it for the bytes that follow.
+    private var pendingOpener: RecordOpener?
     var datagramSealer: DatagramSealer?
     var datagramOpener: DatagramOpener?
-    /// The peer's proof checked.
-    private(set) var isEstablished = false
+    /// The peer's static key and payload, once its handshake message carried them.
+    private(set) var remoteKey: [UInt8]?
+    private(set) var remotePayload: HandshakePayload?
 
-    init(role: LinkStateMachine.Role, secret: SessionSecret) {
-        self.handshake = SecretHandshake(role: role == .dialer ? .dialer : .acceptor)
-        self.secret = secret
+    init(role: LinkStateMachine.Role, identity: DeviceIdentity, psk: SessionSecret?) {
+        self.role = role
+        self.identity = identity
+        self.psk = psk
     }
 
-    /// Derives the link's keys from the peer's hello; returns this side's proof.
-    func derive(remoteHello: Hello) throws(LinkCryptoError) -> [UInt8] {
-        guard let remoteKey = remoteHello.authenticationKey else {
-            throw LinkCryptoError(.badPublicKey, "the peer's hello has no key: it has no secret")
+    /// The handshake is complete and the keys are in use.
+    var isEstablished: Bool { keys != nil }
+
+    /// What the prologue binds: the label, then the dialer's and the acceptor's hello frames as sent, each with a
+    /// `u32le` length.
+    static func prologue(dialerHello: [UInt8], acceptorHello: [UInt8]) -> [UInt8] {
+        var prologue = Array(NoisePrologue.label.utf8)
+        for hello in [dialerHello, acceptorHello] {
+            let length = UInt32(hello.count)
+            prologue += [
+                UInt8(length & 0xff), UInt8(length >> 8 & 0xff), UInt8(length >> 16 & 0xff), UInt8(length >> 24),
+            ]
+            prologue += hello
         }
+        return prologue
+    }
+
+    /// Starts the handshake once the peer's hello arrived; the dialer's message 1 is returned, to be sent.
+    func begin(remoteHello: Hello) throws(LinkCryptoError) -> [UInt8]? {
         let remote: [UInt8]
         do {
             remote = try StreamFraming.encode(.hello(remoteHello), limits: .default)
         } catch {
-            throw LinkCryptoError(.badPublicKey, "cannot re-encode the peer's hello: \(error)")
+            throw LinkCryptoError(.handshakeFailed, "cannot re-encode the peer's hello: \(error)")
         }
-        let keys = try handshake.keys(secret: secret, localHello: localHello, remoteHello: remote, remoteKey: remoteKey)
-        self.keys = keys
-        pendingOpener = keys.makeRecordOpener()
-        return keys.proof
+        let dialer = role == .dialer
+        var handshake = NoiseHandshake(
+            role: dialer ? .initiator : .responder, staticKey: identity.staticKey,
+            prologue: Self.prologue(
+                dialerHello: dialer ? localHello : remote, acceptorHello: dialer ? remote : localHello),
+            psk: psk)
+        defer { self.handshake = handshake }
+        return dialer ? try handshake.writeMessage(payload: []) : nil
     }
 
-    /// Checks the peer's proof; the datagram keys are usable afterwards.
-    func verify(peerProof: [UInt8]) throws(LinkCryptoError) {
-        guard let keys else { throw LinkCryptoError(.proofMismatch, "a proof before the keys") }
-        try keys.verify(peerProof: peerProof)
-        isEstablished = true
-        datagramSealer = keys.makeDatagramSealer()
-        datagramOpener = keys.makeDatagramOpener()
+    /// Reads the peer's handshake message; returns the message to answer with, if it is this side's turn (with
+    /// `payload`, this side's ``HandshakePayload``, where the pattern carries one).
+    func read(_ message: [UInt8], payload: () throws(WireError) -> [UInt8]) throws(LinkCryptoError) -> [UInt8]? {
+        guard var handshake else { throw LinkCryptoError(.handshakeFailed, "a handshake message before the hellos") }
+        defer { self.handshake = handshake }
+        let received = try handshake.readMessage(message)
+        if let key = handshake.remoteStaticKey, remoteKey == nil {
+            remoteKey = key
+            do {
+                remotePayload = try HandshakePayload.decode(received)
+            } catch {
+                throw LinkCryptoError(.handshakeFailed, "the peer's handshake payload: \(error)")
+            }
+        }
+        var reply: [UInt8]?
+        if !handshake.isComplete && handshake.isMyTurn {
+            let bytes: [UInt8]
+            do {
+                bytes = try payload()
+            } catch {
+                throw LinkCryptoError(.handshakeFailed, "cannot encode this side's payload: \(error)")
+            }
+            reply = try handshake.writeMessage(payload: bytes)
+        }
+        if handshake.isComplete {
+            let keys = try handshake.split()
+            self.keys = keys
+            pendingOpener = keys.makeRecordOpener()
+            datagramSealer = keys.makeDatagramSealer()
+            datagramOpener = keys.makeDatagramOpener()
+        }
+        return reply
     }
+
+    /// The code both sides show when pairing; nil before the handshake completed.
+    var pairingCode: String? { keys?.pairingCode }
 
     /// Seals every write from now on.
     func startSealing() {
@@ -60,7 +111,7 @@ final class LinkSecurity {
 
     var isSealing: Bool { sealer != nil }
 
-    /// The opener for what follows the peer's `auth`; taken once.
+    /// The opener for what follows the handshake; taken once.
     func takeOpener() -> RecordOpener? {
         defer { pendingOpener = nil }
         return pendingOpener
@@ -80,7 +131,12 @@ final class LinkSecurity {
     }
 }
 
-/// Seals what a link writes once its side of the secret handshake is done.
+/// The constant of the prologue (docs/wire-format.md, section 9.1).
+enum NoisePrologue {
+    static let label = "LanSession v3 prologue"
+}
+
+/// Seals what a link writes once its side of the handshake is done.
 final class LinkSealingHandler: ChannelOutboundHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer

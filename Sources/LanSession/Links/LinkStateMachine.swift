@@ -10,7 +10,8 @@ import WireCodec
 /// ```
 /// dialer:    awaitingHello ─hello→ identifying ─admit→ awaitingAnswer ─accept→ ready
 /// acceptor:  awaitingHello ─hello→ identifying ─admit→ awaitingInvitation ─invitation→ deciding ─accept→ ready
-/// secret:    identifying ─authenticate (sends auth)→ authenticating ─auth→ (session verifies) ─admit→ as above
+/// sealed:    identifying ─handshake→ handshaking ─noise…→ (session completes Noise) ─admit→ as above
+///            handshaking ─(an untrusted device)→ stranger ─pairing…→ (paired) ─admit→ as above
 /// leader:    ready ─activate (sends resume)→ activating ─resume→ active
 /// follower:  ready ─resume→ (session answers) respond (sends resume)→ active
 /// both:      active ─deactivate→ ready;   any ─bye, decline, violation, timeout, close→ closed
@@ -32,8 +33,11 @@ struct LinkStateMachine {
         case awaitingHello
         /// Hello received; the session decides whether to go on (`admit`) or not (`refuse`).
         case identifying(Hello)
-        /// With a secret: this side sent its `auth` and waits for the peer's; nothing else is accepted meanwhile.
-        case authenticating(Hello)
+        /// The Noise handshake runs (section 9): only `noise`, `decline` and `bye` are accepted meanwhile.
+        case handshaking(Hello)
+        /// The handshake proved a device this side does not trust (admission `paired`): it may ask to pair, and
+        /// nothing else. `pairing`: a pairing is under way, which gives the link the longer deadline.
+        case stranger(Hello, pairing: Bool)
         /// Acceptor: waiting for the invitation.
         case awaitingInvitation(Hello)
         /// Acceptor: the invitation waits for the session's decision.
@@ -53,14 +57,14 @@ struct LinkStateMachine {
     enum Action: Equatable {
         /// Write this message on the link.
         case send(Message)
-        /// A hello arrived: the session checks it and answers with ``admit(invitation:)``, ``authenticate(proof:)``
+        /// A hello arrived: the session checks it and answers with ``admit(invitation:)``, ``handshake()``
         /// or ``refuse(_:_:)``.
         case identify(Hello)
-        /// Everything this side writes from now on is sealed (after its `auth`).
-        case startSealing
-        /// The peer's `auth` arrived: the session checks the proof and answers with ``admit(invitation:)`` or
-        /// ``drop(_:)``.
-        case verify(proof: [UInt8])
+        /// A Noise handshake message arrived: the session reads it, answers with its own, and once the handshake is
+        /// complete, with ``admit(invitation:)``, ``becomeStranger()``, ``refuse(_:_:)`` or ``drop(_:)``.
+        case handshakeMessage([UInt8])
+        /// A pairing step from a stranger.
+        case pairing(PairingStep)
         /// Acceptor: an invitation arrived; the session answers with ``accept(token:)`` or ``decline(_:)``.
         case consider(Invitation)
         /// The link is handshaken both ways; `token` tags its datagrams.
@@ -93,8 +97,8 @@ struct LinkStateMachine {
     var hello: Hello? {
         switch state {
         case .awaitingHello, .closed: nil
-        case .identifying(let hello), .authenticating(let hello), .awaitingInvitation(let hello),
-            .deciding(let hello), .awaitingAnswer(let hello):
+        case .identifying(let hello), .handshaking(let hello), .awaitingInvitation(let hello),
+            .deciding(let hello), .awaitingAnswer(let hello), .stranger(let hello, _):
             hello
         case .ready(let hello, _), .activating(let hello, _), .active(let hello, _): hello
         }
@@ -124,13 +128,19 @@ struct LinkStateMachine {
 
     var isClosed: Bool { state == .closed }
 
-    /// Has not yet shown that it belongs: no hello, or (with a secret) no valid proof, or (acceptor) no invitation.
-    /// The session caps such links.
+    /// Has not yet shown that it belongs: no hello, no complete handshake, or (acceptor) no invitation. The session
+    /// caps such links.
     var isUnproven: Bool {
         switch state {
-        case .awaitingHello, .identifying, .authenticating, .awaitingInvitation: true
+        case .awaitingHello, .identifying, .handshaking, .awaitingInvitation: true
         default: false
         }
+    }
+
+    /// An untrusted device's link, which may only pair.
+    var isStranger: Bool {
+        if case .stranger = state { return true }
+        return false
     }
 
     // MARK: - Messages from the peer
@@ -152,12 +162,19 @@ struct LinkStateMachine {
             state = .closed
             if case .awaitingHello = current { return [.close("bye before hello")] }
             return [.peerSaidBye(reason, wasHandshaken: handshaken), .close("bye (\(reason))")]
-        case (.auth(let proof), .authenticating):
-            return [.verify(proof: proof)]
-        case (.auth, _):
-            return violation("unexpected auth")
-        case (_, .awaitingHello), (_, .identifying), (_, .authenticating):
-            // Before the hello was admitted (and with a secret, before the proof was checked) nothing else counts.
+        case (.noise(let bytes), .handshaking):
+            return [.handshakeMessage(bytes)]
+        case (.noise, _):
+            return violation("unexpected noise message")
+        case (.pairing(let step), .stranger(let hello, _)):
+            if step == .request { state = .stranger(hello, pairing: true) }
+            return [.pairing(step)]
+        case (.pairing, _):
+            return violation("pairing from a device that is not a stranger")
+        case (.ping, .stranger), (.pong, .stranger):
+            return [.deliver(message)]
+        case (_, .awaitingHello), (_, .identifying), (_, .handshaking), (_, .stranger):
+            // Before the hello was admitted (and before the handshake proved a trusted device) nothing else counts.
             return violation("\(message.kind) before the handshake")
         case (.invitation(let invitation), .awaitingInvitation(let hello)) where role == .acceptor:
             state = .deciding(hello)
@@ -178,7 +195,7 @@ struct LinkStateMachine {
             return violation("unexpected resume")
         case (.ping, _), (.pong, _):
             return [.deliver(message)]
-        case (.ack, _), (.members, _):
+        case (.ack, _), (.members, _), (.trust, _):
             return isHandshaken ? [.deliver(message)] : violation("\(message.kind) before the handshake completed")
         default:
             // Commands (sequenced kinds).
@@ -195,19 +212,30 @@ struct LinkStateMachine {
 
     // MARK: - Decisions of the session
 
-    /// With a secret: the hello is acceptable so far; this side sends its proof and seals what follows.
-    mutating func authenticate(proof: [UInt8]) -> [Action] {
-        guard case .identifying(let hello) = state else { return [] }
-        state = .authenticating(hello)
-        return [.send(.auth(proof: proof)), .startSealing]
+    /// The hello is acceptable so far: the Noise handshake follows (the session writes its messages).
+    mutating func handshake() {
+        guard case .identifying(let hello) = state else { return }
+        state = .handshaking(hello)
     }
 
-    /// The hello is acceptable (and with a secret, the proof checked): the dialer invites, the acceptor waits for
-    /// the invitation.
+    /// The handshake proved a device this side does not trust: it may only pair.
+    mutating func becomeStranger() {
+        guard case .handshaking(let hello) = state else { return }
+        state = .stranger(hello, pairing: false)
+    }
+
+    /// This side asks the stranger to pair (or answers its request).
+    mutating func startPairing() {
+        guard case .stranger(let hello, _) = state else { return }
+        state = .stranger(hello, pairing: true)
+    }
+
+    /// The hello is acceptable (with encryption, the handshake complete and the device trusted): the dialer invites,
+    /// the acceptor waits for the invitation.
     mutating func admit(invitation: Invitation) -> [Action] {
         let hello: Hello
         switch state {
-        case .identifying(let received), .authenticating(let received): hello = received
+        case .identifying(let received), .handshaking(let received), .stranger(let received, _): hello = received
         default: return []
         }
         switch role {
@@ -291,14 +319,24 @@ struct LinkStateMachine {
 
     // MARK: - Time
 
-    /// Deadlines of the handshake: proof of belonging (a hello, with a secret the proof, for an acceptor the
+    /// Deadlines of the handshake: proof of belonging (a hello, the Noise handshake, for an acceptor the
     /// invitation) within `proofTimeout` of opening, the whole handshake within `handshakeTimeout` (an invitation
-    /// may wait for a person).
+    /// may wait for a person); an untrusted device's link lives `strangerTimeout`, or `pairingTimeout` once a pairing
+    /// is under way (it waits for people on both sides).
     mutating func tick(
-        openFor elapsed: TimeAmount, proofTimeout: TimeAmount, handshakeTimeout: TimeAmount
+        openFor elapsed: TimeAmount, proofTimeout: TimeAmount, handshakeTimeout: TimeAmount,
+        strangerTimeout: TimeAmount = .seconds(10), pairingTimeout: TimeAmount = .seconds(120)
     ) -> [Action] {
         switch state {
-        case .awaitingHello, .identifying, .authenticating, .awaitingInvitation:
+        case .stranger(_, let pairing):
+            let limit = pairing ? pairingTimeout : strangerTimeout
+            guard elapsed > limit else { return [] }
+            state = .closed
+            return [
+                .send(.decline(.notTrusted)),
+                .close(pairing ? "pairing did not complete within \(limit)" : "an untrusted device did not pair"),
+            ]
+        case .awaitingHello, .identifying, .handshaking, .awaitingInvitation:
             guard elapsed > proofTimeout else { return [] }
             let what = state == .awaitingHello ? "no hello" : "handshake not proved"
             state = .closed

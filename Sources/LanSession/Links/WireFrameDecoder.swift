@@ -5,8 +5,10 @@ import WireCodec
 /// Splits a byte stream into messages with WireCodec's stream framing; ``LinkHandler`` feeds it what a link reads.
 /// A malformed frame is an error: the link closes with the reason logged.
 ///
-/// With a secret, the frames after the peer's `auth` come in sealed records: each record is opened (a bad tag is
-/// an error, and the link closes) and its plaintext, which may hold parts of frames, is framed as before.
+/// With encryption, the frames after the handshake come in sealed records: each record is opened (a bad tag is an
+/// error, and the link closes) and its plaintext, which may hold parts of frames, is framed as before. The opener is
+/// taken from the link's security as soon as the core set it, that is right after the message that completed the
+/// handshake for this side's reading (the dialer's message 2, the acceptor's message 3).
 struct WireFrameDecoder {
     let limits: WireLimits
     let security: LinkSecurity?
@@ -22,14 +24,11 @@ struct WireFrameDecoder {
     /// The next whole message in `buffer`, whose reader index moves past it; nil when `buffer` holds no whole frame
     /// (or sealed record) any more.
     mutating func next(from buffer: inout ByteBuffer) throws -> Message? {
+        if opener == nil, let security, let taken = security.takeOpener() { opener = taken }
         guard opener == nil else { return try nextSealed(from: &buffer) }
         let frame = try buffer.withUnsafeReadableBytes { raw in try StreamFraming.decodeFrame(raw, limits: limits) }
         guard let (message, length) = frame else { return nil }
         buffer.moveReaderIndex(forwardBy: length)
-        if case .auth = message, let security {
-            // The peer's last clear frame: what follows is sealed with the keys derived from its hello.
-            opener = security.takeOpener()
-        }
         return message
     }
 

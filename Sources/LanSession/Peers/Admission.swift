@@ -2,8 +2,8 @@ import NIOCore
 import WireCodec
 
 /// Who gets past a link's handshake, as a plain value: a hello is checked against the session (its protocol version,
-/// its session name, this very peer, the secret), and an invitation against the policy and the room left. It counts
-/// the handshakes whose proof failed.
+/// its session name, this very peer, encryption and the pre-shared key), and an invitation against the policy and
+/// the room left. It counts the handshakes that failed.
 struct Admission {
     /// What to do with a hello.
     enum HelloVerdict: Equatable {
@@ -11,8 +11,8 @@ struct Admission {
         case refuse(DeclineReason, detail: String)
         /// It is this very peer (an endpoint of its own, reached through a record): close without a word.
         case ourselves
-        /// With a secret: on to the proof of it.
-        case prove
+        /// On to the Noise handshake.
+        case handshake
         /// On to the invitation.
         case admit
     }
@@ -28,26 +28,30 @@ struct Admission {
 
     let localPeer: PeerID
     let sessionName: String
-    /// Links carry the secret's handshake.
-    let requiresSecret: Bool
+    /// Links run the Noise handshake.
+    let encrypted: Bool
+    /// The handshake mixes in the session's pre-shared key (admission `secret`).
+    let preSharedKey: Bool
     let policy: InvitationPolicy
     /// Most members besides this peer.
     let maxPeers: Int
     /// How long this side gives itself to decide on an invitation.
     let invitationTimeout: TimeAmount
-    /// Handshakes refused for the secret: no key, or a proof that did not match.
+    /// Handshakes refused: no encryption where it is required, another pre-shared key setting, a handshake message
+    /// that failed, a key that is not the claimed peer id's.
     private(set) var failedHandshakes = 0
 
     init(configuration: SessionConfiguration) {
         localPeer = configuration.peerID
         sessionName = configuration.sessionName
-        requiresSecret = configuration.isEncrypted
+        encrypted = configuration.isEncrypted
+        preSharedKey = configuration.secret != nil
         policy = configuration.invitationPolicy
         maxPeers = configuration.maxPeers
         invitationTimeout = configuration.invitationTimeout.timeAmount
     }
 
-    /// Checks a hello; a refusal for the secret counts as a failed handshake.
+    /// Checks a hello; a refusal for encryption or the pre-shared key counts as a failed handshake.
     mutating func check(_ hello: Hello) -> HelloVerdict {
         guard hello.protocolVersion == Wire.protocolVersion else {
             return .refuse(
@@ -59,21 +63,28 @@ struct Admission {
                 .wrongSession, detail: "session \"\(hello.sessionName)\", this peer is in \"\(sessionName)\"")
         }
         guard hello.peerID != localPeer, hello.peerID.rawValue != 0 else { return .ourselves }
-        if requiresSecret {
-            guard hello.authenticationKey != nil else {
-                failedHandshakes += 1
-                return .refuse(.authenticationFailed, detail: "it has no secret; this session requires one")
-            }
-            return .prove
+        let encrypts = hello.capabilities.contains(.encryption)
+        guard encrypts == encrypted else {
+            failedHandshakes += 1
+            return .refuse(
+                .authenticationFailed,
+                detail: encrypted
+                    ? "it does not encrypt; this peer requires encryption"
+                    : "it encrypts; this peer runs insecure links")
         }
-        if hello.capabilities.contains(.authentication) || hello.authenticationKey != nil {
-            return .refuse(.authenticationFailed, detail: "it requires a secret; this session has none")
+        guard encrypted else { return .admit }
+        guard hello.capabilities.contains(.preSharedKey) == preSharedKey else {
+            failedHandshakes += 1
+            return .refuse(
+                .authenticationFailed,
+                detail: preSharedKey
+                    ? "it has no secret; this session admits by one" : "it admits by a secret; this peer does not")
         }
-        return .admit
+        return .handshake
     }
 
-    /// The proof of the secret failed (keys that could not be derived, or a proof that did not match).
-    mutating func proofFailed() {
+    /// The handshake failed (a message that did not decrypt, a key that is not the claimed peer id's).
+    mutating func handshakeFailed() {
         failedHandshakes += 1
     }
 

@@ -46,7 +46,7 @@ public struct LinkInfo: Hashable, Sendable {
     public var state: State
     /// Smoothed round-trip time of its heartbeats, in microseconds.
     public var rttMicros: Int?
-    /// Authenticated with the session's secret, and sealed.
+    /// Past the Noise handshake, and sealed.
     public var encrypted: Bool
 
     /// Creates a link snapshot.
@@ -80,15 +80,20 @@ public struct PeerInfo: Hashable, Sendable {
     public var rttMicros: Int?
     /// How unreliable messages reach it.
     public var unreliable: UnreliableRoute
-    /// Its active link is authenticated with the session's secret and sealed.
+    /// Its active link is past the Noise handshake and sealed.
     public var encrypted: Bool = false
+    /// The fingerprint of the device key its handshakes proved (nil on insecure links).
+    public var fingerprint: String?
+    /// How it got in (nil on insecure links).
+    public var trust: DeviceTrust?
 }
 
 /// What a session refused of strangers, and whether its links are encrypted.
 public struct SecurityStatistics: Hashable, Sendable {
-    /// A secret is set: links are authenticated and sealed.
+    /// Links run the Noise handshake and are sealed (false only with insecure links, for measuring).
     public var encrypted: Bool
-    /// Handshakes refused for the secret: no key, or a proof that did not match.
+    /// Handshakes refused: no encryption, another pre-shared key setting, a message that did not decrypt, a key that
+    /// is not the claimed peer id's.
     public var failedHandshakes: Int
     /// Datagrams dropped on sealed links: a bad tag, a replay, or unsealed.
     public var droppedDatagrams: Int
@@ -129,6 +134,17 @@ public enum SessionEvent: Hashable, Sendable {
     case connectFailed(Endpoint, reason: String)
     /// Something an operator may want to know (see ``SessionNotice``).
     case notice(SessionNotice)
+    /// A device asks to pair, or this one asked: both show ``PairingRequest/code``; confirm with
+    /// ``Session/confirmPairing(with:code:)`` when the codes match, or reject with ``Session/unpair(_:)``.
+    case pairingRequested(PairingRequest)
+    /// A pairing was made: the device is trusted.
+    case paired(TrustedDevice)
+    /// A pairing ended without being made: rejected on either side, or timed out.
+    case pairingEnded(PeerID, reason: String)
+    /// A device got in on a trusted member's introduction.
+    case introduced(TrustedDevice)
+    /// A device was removed, here or by `by` on another member: its links are closed.
+    case unpaired(PeerID, by: PeerID)
     /// This subscriber fell behind: so many events were not kept for it (its buffer was full). Read the state
     /// afresh.
     case eventsMissed(Int)

@@ -9,6 +9,10 @@ final class PeerRecord {
     /// What its hello said it supports.
     var capabilities: Capabilities = []
     var incarnation: UInt64?
+    /// The static key its handshakes proved (nil on insecure links).
+    var publicKey: [UInt8]?
+    /// How it got in (nil on insecure links).
+    var trust: DeviceTrust?
     var state = PeerState.discovered
     /// Its links that said hello and are open, one per path: the active one, standbys, and ones in their handshake.
     var links: [ObjectIdentifier: Link] = [:]
