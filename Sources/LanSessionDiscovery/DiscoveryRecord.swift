@@ -5,9 +5,11 @@ import WireCodec
 /// What a session advertises in its DNS-SD TXT record, and how a browser reads it back.
 ///
 /// Keys: `v` protocol version, `id` peer id (16 hex digits), `s` session name, `u` UDP port (0: none), `n` display
-/// name, `a` the authentication required (`psk`: the session's secret; absent: none), and when the node has Bluetooth
-/// `bt` its adapter's address and `btch` its RFCOMM channel. Nothing derived from the secret is published. Short keys keep
-/// the record small (RFC 6763 section 6.2 recommends well under 200 bytes).
+/// name, `a` the advertiser's admission (`paired`, `psk` for the session's secret, `open`, `none` for insecure links),
+/// `f` its device key's fingerprint, and when the node has Bluetooth `bt` its adapter's address and `btch` its RFCOMM
+/// channel. Nothing derived from the secret is published. Short keys keep the record small (RFC 6763 section 6.2
+/// recommends well under 200 bytes). An endpoint belongs to the advertised device only after a handshake there proved
+/// its key.
 struct DiscoveryRecord: Hashable, Sendable {
     /// The advertiser's protocol version.
     var protocolVersion: UInt32
@@ -21,8 +23,13 @@ struct DiscoveryRecord: Hashable, Sendable {
     var displayName: String
     /// Its Bluetooth adapter's address and RFCOMM channel, when it listens on RFCOMM.
     var bluetooth: Endpoint?
+    /// Its admission: `paired`, `psk`, `open` or `none` (insecure links); nil from a record without one.
+    var admission: String?
+    /// Its device key's fingerprint (none on insecure links).
+    var fingerprint: String?
+
     /// It admits only peers that hold the session's secret.
-    var requiresSecret = false
+    var requiresSecret: Bool { admission == "psk" }
 
     /// The transport `bt` and `btch` name an endpoint of: Bluetooth classic (LanSessionRFCOMM's `RFCOMMTransport`).
     static let bluetoothTransport = "rfcomm"
@@ -48,7 +55,8 @@ struct DiscoveryRecord: Hashable, Sendable {
             "v": "\(protocolVersion)", "id": peerID.description, "s": sessionName, "u": "\(datagramPort)",
             "n": displayName,
         ]
-        if requiresSecret { txt["a"] = "psk" }
+        if let admission { txt["a"] = admission }
+        if let fingerprint { txt["f"] = fingerprint }
         if let bluetooth {
             txt["bt"] = bluetooth.host
             txt["btch"] = "\(bluetooth.port)"
@@ -106,13 +114,20 @@ struct DiscoveryRecord: Hashable, Sendable {
         self.init(
             protocolVersion: version, peerID: id, sessionName: session,
             datagramPort: txt["u"].flatMap { UInt16($0) } ?? 0, displayName: txt["n"] ?? "", bluetooth: bluetooth)
-        requiresSecret = txt["a"] != nil
+        admission = txt["a"]
+        fingerprint = txt["f"]
     }
 
     /// Why a discovered service is not a peer to dial, or nil when it is.
-    func reasonToIgnore(localPeer: PeerID, sessionName: String, hasSecret: Bool = false) -> String? {
+    func reasonToIgnore(
+        localPeer: PeerID, sessionName: String, hasSecret: Bool = false, insecure: Bool = false
+    ) -> String? {
         if peerID == localPeer { return "our own advertisement" }
         if requiresSecret && !hasSecret { return "it requires the session's secret, and this peer has none" }
+        if hasSecret && admission != nil && !requiresSecret { return "it does not admit by the session's secret" }
+        if (admission == "none") != insecure {
+            return insecure ? "it encrypts, and this peer runs insecure links" : "it runs insecure links"
+        }
         if protocolVersion != Wire.protocolVersion {
             return "protocol version \(protocolVersion), not \(Wire.protocolVersion)"
         }

@@ -61,7 +61,12 @@ public final class SessionDiscovery: Sendable {
             peerID: configuration.peerID, sessionName: configuration.sessionName,
             datagramPort: configuration.datagrams ? UInt16(port) : 0, displayName: configuration.displayName,
             bluetooth: bluetooth)
-        record.requiresSecret = configuration.isEncrypted
+        if configuration.isInsecure {
+            record.admission = "none"
+        } else {
+            record.admission = configuration.secret != nil ? "psk" : configuration.admission.description
+            record.fingerprint = configuration.identity.fingerprint
+        }
         // RFC 6762 section 8.1 asks for a random 0-250 ms before the first probe, so that hosts started together do
         // not probe together; there are no probes here, but the same delay spreads their announcements, and the
         // avahi-daemons of a 16-host start then spend half the CPU (the delay is not on a join's path: a newcomer
@@ -166,7 +171,7 @@ public final class SessionDiscovery: Sendable {
                 }
                 if let reason = found.reasonToIgnore(
                     localPeer: configuration.peerID, sessionName: configuration.sessionName,
-                    hasSecret: configuration.isEncrypted)
+                    hasSecret: configuration.secret != nil, insecure: configuration.isInsecure)
                 {
                     logger.debug("ignoring \(service.name): \(reason)")
                     try? await session.vanished(record: service.name)  // it may have named a peer before

@@ -64,6 +64,25 @@ struct DiscoveryRecordTests {
         #expect(future.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles") != nil)
     }
 
+    @Test("admission and fingerprint travel as a and f; a secret, or insecure links, must match to be dialled")
+    func admission() {
+        var paired = record
+        paired.admission = "paired"
+        paired.fingerprint = "ABCD-EFGH-IJKL-MNOP"
+        #expect(DiscoveryRecord(txt: paired.txt) == paired)
+        #expect(paired.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles") == nil)
+        #expect(paired.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles", hasSecret: true) != nil)
+        #expect(paired.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles", insecure: true) != nil)
+        var secret = paired
+        secret.admission = "psk"
+        #expect(secret.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles") != nil)
+        #expect(secret.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles", hasSecret: true) == nil)
+        var insecure = record
+        insecure.admission = "none"
+        #expect(insecure.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles", insecure: true) == nil)
+        #expect(insecure.reasonToIgnore(localPeer: PeerID(1), sessionName: "bubbles") != nil)
+    }
+
     @Test("a Bluetooth adapter and channel travel as bt and btch; malformed ones are ignored")
     func bluetooth() {
         var withBluetooth = record

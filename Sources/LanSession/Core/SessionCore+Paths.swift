@@ -133,6 +133,7 @@ extension SessionCore {
         peer.notConnectedReason = .left(reason)
         events.yield(.peerLeft(peer.id, reason: reason))
         streams.peerGone(peer.id, reason: "\(peer.name) left")
+        if reason == .removed { removedBy(peer.id) }
     }
 
     /// Leaves `id`: says bye on each of its links, stops redialling it, ends the streams with it. It comes back when

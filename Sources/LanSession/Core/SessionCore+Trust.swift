@@ -109,6 +109,7 @@ extension SessionCore {
             throw SessionError(.noSuchPeer, "\(peer) is not known: discover it, or connect to its address")
         }
         pairings.want(peer)
+        peers[peer]?.left = false  // asked for by a person: dialled even if it left or removed this device
         dialler.reconcile(peer)
         return nil
     }
@@ -186,6 +187,7 @@ extension SessionCore {
         }
         trusted = candidate
         pairings.end(peer)
+        trustedAnew(peer)
         let link = pending.link
         link.trust = .paired
         logger.debug("paired with \(device.name) (\(peer), \(device.fingerprint))")
@@ -222,6 +224,21 @@ extension SessionCore {
         dropRemoved(peer)
     }
 
+    /// A member said this device was removed: it does not trust this one any more, so this one forgets it too
+    /// (locally, with no statement: the member may pair again, from either side).
+    func removedBy(_ peer: PeerID) {
+        guard trusted.forget(peer) else { return }
+        logger.debug("\(peer) removed this device from the session; it is forgotten here too")
+        trustChanged()
+    }
+
+    /// A device is trusted (again): it is dialled now, where it is known, even if it left or was removed before.
+    private func trustedAnew(_ id: PeerID) {
+        guard let peer = peers[id] else { return }
+        peer.left = false
+        dialler.reconcile(id)
+    }
+
     /// The links of a removed device close, and it is not redialled.
     private func dropRemoved(_ id: PeerID) {
         if let peer = peers[id] {
@@ -244,6 +261,7 @@ extension SessionCore {
                 changed = true
                 logger.debug("\(device.name) (\(device.peerID)) introduced by \(statement.issuer)")
                 events.yield(.introduced(device))
+                trustedAnew(device.peerID)
             case .removed(let removed):
                 changed = true
                 logger.debug("\(removed) removed by \(statement.issuer)")
@@ -281,8 +299,8 @@ extension SessionCore {
 
     /// Sends this device's statements to every connected member.
     private func broadcastTrust() {
-        for peer in peers.all where peer.isConnected {
-            if let link = peer.active ?? peer.handshakenLinks.first { sendTrust(on: link) }
+        for peer in peers.all where peer.isConnected && !peer.left {
+            if let link = peer.active ?? peer.handshakenLinks.first, link.isOpen { sendTrust(on: link) }
         }
     }
 

@@ -96,6 +96,14 @@ struct TrustedDevices {
         removals[peer] = RemovedDevice(peerID: peer, publicKey: key, version: version, removedBy: localPeer, at: now)
     }
 
+    /// Forgets a device without a statement (it removed this one); true if it was trusted.
+    mutating func forget(_ peer: PeerID) -> Bool {
+        guard devices.removeValue(forKey: peer) != nil else { return false }
+        issued[peer] = nil
+        aboutMe[peer] = nil
+        return true
+    }
+
     /// Takes a statement from another device: believed only when its issuer is trusted here and its signature
     /// verifies; applied when its version is the highest known for its subject.
     mutating func accept(_ statement: TrustStatement, now: Date) -> Outcome {
