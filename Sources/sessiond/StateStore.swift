@@ -59,7 +59,8 @@ final class StateStore: LocalCountStore {
         do {
             device = try DeviceIdentity.persistent(in: directory.path)
         } catch {
-            throw StateError(keyFile.path, error.message)
+            // The message names the file itself.
+            throw StateError(keyFile.path, error.message.replacingOccurrences(of: keyFile.path + " ", with: ""))
         }
         guard let countText else {
             if isNew {

@@ -24,7 +24,7 @@ enum Attacker {
             return varint(len(body)) + body
 
         def hello(peer, incarnation, name="intruder", session="e2e"):
-            return frame(bytes([0x01]) + varint(2) + struct.pack("<QQ", peer, incarnation) + varint(3) + varint(0)
+            return frame(bytes([0x01]) + varint(3) + struct.pack("<QQ", peer, incarnation) + varint(3) + varint(0)
                          + string(name) + string(session) + varint(0))
 
         def invitation():

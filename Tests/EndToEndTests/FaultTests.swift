@@ -159,21 +159,30 @@ struct FaultTests {
     @Test("state files that cannot be read back: the daemon refuses to start, names the file, changes nothing")
     func unreadableState() async throws {
         let cluster = try Cluster(hosts: 1)
-        let cases: [(file: String, peerID: String, counter: String?)] = [
-            ("peer-id", "garbage\n", "7\n"),
-            ("peer-id", "", "7\n"),
-            ("counter", "0123456789abcdef\n", ""),
-            ("counter", "0123456789abcdef\n", "12x\n"),
-            ("counter", "0123456789abcdef\n", nil),
+        // Each case: the file the refusal must name, and a script that makes the state directory "$1".
+        let key = "{ printf 'LanSession device key 1\\n'; head -c 64 /dev/urandom; } > \"$1/device-key\""
+        let cases: [(file: String, setup: String)] = [
+            (
+                "device-key",
+                "printf 'garbage\\n' > \"$1/device-key\"; chmod 600 \"$1/device-key\"; echo 7 > \"$1/counter\""
+            ),
+            ("device-key", "\(key); chmod 644 \"$1/device-key\"; echo 7 > \"$1/counter\""),
+            ("device-key", ": > \"$1/device-key\"; chmod 600 \"$1/device-key\"; echo 7 > \"$1/counter\""),
+            ("counter", "\(key); chmod 600 \"$1/device-key\"; : > \"$1/counter\""),
+            ("counter", "\(key); chmod 600 \"$1/device-key\"; echo 12x > \"$1/counter\""),
+            ("counter", "\(key); chmod 600 \"$1/device-key\""),
+            ("counter", "echo 7 > \"$1/counter\""),
+            (
+                "trusted-devices.json",
+                "\(key); chmod 600 \"$1/device-key\"; echo 0 > \"$1/counter\"; echo '{ half' > \"$1/trusted-devices.json\""
+            ),
         ]
         for (index, testCase) in cases.enumerated() {
             let directory = "/run/state-\(index)"
-            _ = try cluster.lab.run(1, ["mkdir", "-p", directory])
-            let writes =
-                ["printf '%s' \"$1\" > \(directory)/peer-id"]
-                + (testCase.counter.map { _ in ["printf '%s' \"$2\" > \(directory)/counter"] } ?? [])
-            _ = try cluster.lab.run(
-                1, ["sh", "-c", writes.joined(separator: "; "), "sh", testCase.peerID, testCase.counter ?? ""])
+            let made = try cluster.lab.run(
+                1, ["sh", "-c", "umask 077; mkdir -p \"$1\"; \(testCase.setup)", "sh", directory])
+            #expect(made.status == 0, "case \(index): \(made.stderr)")
+            let before = try cluster.lab.run(1, ["sh", "-c", "cat \"$1\"/* 2>/dev/null | sha256sum", "sh", directory])
             let result = try cluster.lab.run(
                 1,
                 [
@@ -184,8 +193,9 @@ struct FaultTests {
             #expect(result.status == 1, "case \(index): exit \(result.status), \(result.stderr)")
             #expect(lines.count == 1, "case \(index): one line, got \(result.stderr)")
             #expect(result.stderr.contains("\(directory)/\(testCase.file)"), "case \(index): \(result.stderr)")
-            let peerID = try cluster.lab.run(1, ["cat", "\(directory)/peer-id"]).stdout
-            #expect(peerID == testCase.peerID, "case \(index): the peer id file was changed")
+            print("measured: case \(index) refused: \(result.stderr.trimmingCharacters(in: .newlines))")
+            let after = try cluster.lab.run(1, ["sh", "-c", "cat \"$1\"/* 2>/dev/null | sha256sum", "sh", directory])
+            #expect(after.stdout == before.stdout, "case \(index): the state files were changed")
         }
     }
 }

@@ -120,7 +120,7 @@ struct TrustTests {
         let forger = try cluster.lab.spawn(
             4,
             [
-                "avahi-publish", "-s", "aaa-forged", "_lansession._tcp", "47000", "v=2", "id=\(ids[1])", "s=e2e",
+                "avahi-publish", "-s", "aaa-forged", "_lansession._tcp", "47000", "v=3", "id=\(ids[1])", "s=e2e",
                 "u=47000", "n=h2", "a=psk",
             ])
         defer { forger.stop() }

@@ -12,10 +12,11 @@ code with the Swift implementation: a test that links a Swift peer with it check
 Each notable event is one JSON object per line on stdout (hello, handshake, handshakeFailed, helloRefused,
 impostorRefused, pairing, pairingStep, invitation, acceptedInvitation, accepted, declined, bye, trust, pongs,
 relayCodes, protocolError, connectFailed, closed with every kind number received), the last one `done` with a
-summary. It ends within --seconds and exits 0 (2 on a usage error): a test runs it beside a Swift peer and asserts
-on those lines. The dialer invites after the handshake (with --pair once both confirmed; not with --no-invite),
-pings once accepted, and says `bye` when done and --hold passed; the acceptor accepts any invitation, pings once it
-accepted, and waits for the other side to close unless --hold is given.
+summary; `handshake` has the hash h, the pairing code, both peer ids and fingerprints, and peer ids and link tokens
+are 16 hex digits. It ends within --seconds and exits 0 (2 on a usage error): a test runs it beside a Swift peer and
+asserts on those lines. The dialer invites after the handshake (with --pair once both confirmed; not with
+--no-invite), pings once accepted, and says `bye` when done and --hold passed; the acceptor accepts any invitation,
+pings once it accepted, and waits for the other side to close unless --hold is given.
 """
 
 import argparse
@@ -420,12 +421,12 @@ class Link:
         self.emit("invitation", context=context.hex(), timeoutMs=timeout)
         self.token, self.accepted = secrets.randbits(64), True
         self.send(ACCEPT, self.token.to_bytes(8, "little"))
-        self.emit("acceptedInvitation", token=self.token)
+        self.emit("acceptedInvitation", token=f"{self.token:016x}")
         self.start_pings()
 
     def on_accept(self, token):
         self.token, self.accepted = token, True
-        self.emit("accepted", token=token)
+        self.emit("accepted", token=f"{token:016x}")
         self.start_pings()
 
     def on_decline(self, reason):
@@ -470,7 +471,8 @@ class Link:
 
     def summary(self):
         return {"handshake": self.handshaken, "handshakeFailed": self.failed, "impostor": self.impostor,
-                "code": self.code, "accepted": self.accepted, "token": self.token, "pongs": len(self.rtts),
+                "code": self.code, "accepted": self.accepted,
+                "token": None if self.token is None else f"{self.token:016x}", "pongs": len(self.rtts),
                 "declineReason": self.decline_reason, "byeReason": self.bye_reason, "closedBy": self.closed_by,
                 "kinds": self.kinds}
 

@@ -149,7 +149,7 @@ extension SessionCore {
             guard let pending = pairings.confirmThere(peer), pending.link === link else {
                 return perform(link.machine.refuse(.notTrusted, "a confirmation without a pairing"), on: link)
             }
-            if pending.request.confirmedHere { completePairing(pending) }
+            if pending.request.confirmedHere { try? completePairing(pending) }
         case .reject:
             endPairing(peer, reason: "\(hello.displayName) rejected the pairing", tell: false)
         default:
@@ -157,7 +157,8 @@ extension SessionCore {
         }
     }
 
-    /// A person confirmed that the codes match on this side.
+    /// A person confirmed that the codes match on this side. The side that confirms last saves the pair before it
+    /// sends its confirmation, so that a save that fails (a full disk) makes no pair on either side.
     func confirmPairing(with peer: PeerID, code: String) throws(SessionError) {
         guard let pending = pairings.pending[peer] else {
             throw SessionError(.trust, "no pairing with \(peer) is under way")
@@ -166,13 +167,16 @@ extension SessionCore {
             throw SessionError(.trust, "code \(code) is not the code shown for \(peer); the pairing is not made")
         }
         guard let confirmed = pairings.confirmHere(peer) else { return }
-        writer.write(.pairing(.confirm), on: confirmed.link)
-        if confirmed.request.confirmedThere { completePairing(confirmed) }
+        if confirmed.request.confirmedThere {
+            try completePairing(confirmed, confirmingAfterSave: true)
+        } else {
+            writer.write(.pairing(.confirm), on: confirmed.link)
+        }
     }
 
-    /// Both sides confirmed: the device is trusted (saved first: a failed save makes no pairing), and its link goes
-    /// on to the invitation.
-    private func completePairing(_ pending: Pairings.Pending) {
+    /// Both sides confirmed: the device is trusted (saved first: a failed save makes no pair, and the other side
+    /// hears `reject`), and its link goes on to the invitation.
+    private func completePairing(_ pending: Pairings.Pending, confirmingAfterSave: Bool = false) throws(SessionError) {
         let peer = pending.request.peerID
         var candidate = trusted
         let device: TrustedDevice
@@ -183,12 +187,14 @@ extension SessionCore {
             try trustStore?.save(candidate)
         } catch {
             logger.debug("pairing with \(peer) failed: \(error)")
-            return endPairing(peer, reason: "this side could not save the pairing: \(error)", tell: true)
+            endPairing(peer, reason: "this side could not save the pairing: \(error.message)", tell: true)
+            throw SessionError(.trust, "the pairing with \(peer) is not made: \(error.message)")
         }
         trusted = candidate
         pairings.end(peer)
         trustedAnew(peer)
         let link = pending.link
+        if confirmingAfterSave { writer.write(.pairing(.confirm), on: link) }
         link.trust = .paired
         logger.debug("paired with \(device.name) (\(peer), \(device.fingerprint))")
         events.yield(.paired(device))

@@ -85,7 +85,10 @@ struct TrustStore {
                 },
                 issued: try stored.issued.map(statement), aboutMe: try stored.aboutMe.map(statement))
         } catch {
-            throw SessionError(.invalidConfiguration, "\(path) does not hold a trusted set: \(error)")
+            throw SessionError(
+                .invalidConfiguration,
+                "\(path) does not hold a trusted set; it is left as it is: restore it from a backup, or move it away to trust no device"
+            )
         }
     }
 
