@@ -45,7 +45,7 @@ final class Daemon {
     let directory: String
     let process: HostProcess
 
-    init(_ name: String, _ arguments: [String]) throws {
+    init(_ name: String, _ arguments: [String], admission: String = "open") throws {
         self.name = name
         directory =
             FileManager.default.temporaryDirectory
@@ -54,7 +54,7 @@ final class Daemon {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/sessiond"
         process = try HostProcess.local(
             [
-                binary, "--admission", "open", "--name", name, "--session", "lab", "--no-discovery", "--state-dir",
+                binary, "--admission", admission, "--name", name, "--session", "lab", "--no-discovery", "--state-dir",
                 directory,
                 "--control", "\(directory)/sock", "--log-level", "info",
             ] + arguments)
@@ -137,6 +137,7 @@ struct Check: AsyncParsableCommand {
         log("controllers: hci0 \(hci0.address), hci1 \(hci1.address)")
         var outcomes: [Outcome] = []
         outcomes += try await rfcommOnly(hci0, hci1)
+        outcomes += try await pairingOverRFCOMM(hci0, hci1)
         outcomes += try await failover(hci0, hci1)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -227,6 +228,56 @@ struct Check: AsyncParsableCommand {
                 check: "the garbage client's link closed with a logged reason", passed: reason != nil,
                 detail: reason.map(String.init) ?? "no log line"))
         return outcomes
+    }
+
+    /// Two daemons in admission `paired` over RFCOMM only: strangers at first, the same code on both, confirmed on
+    /// both, then members that count; the Noise handshake and sealing as on the LAN.
+    func pairingOverRFCOMM(
+        _ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter
+    ) async throws -> [Outcome] {
+        let a = try Daemon(
+            "pa",
+            ["--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-channel", "7", "--bt-peer", "\(hci1.address)/8"],
+            admission: "paired")
+        let b = try Daemon(
+            "pb", ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "8"], admission: "paired")
+        defer {
+            a.stop()
+            b.stop()
+        }
+        _ = await waitUntil(.seconds(10), every: .milliseconds(100)) { a.peerID != nil && b.peerID != nil }
+        guard let idA = a.peerID, let idB = b.peerID else {
+            return [Outcome(check: "pairing over rfcomm", passed: false, detail: "the daemons did not start")]
+        }
+        let started = ContinuousClock.now
+        var asked: PairResult?
+        _ = await waitUntil(.seconds(30), every: .milliseconds(200)) {
+            asked = a.call(ControlRequest(command: "pair", peer: idB), as: PairResult.self)
+            return asked?.pairing != nil
+        }
+        var shown: PairingResult?
+        _ = await waitUntil(.seconds(10), every: .milliseconds(100)) {
+            shown = b.call(ControlRequest(command: "pairings"), as: [PairingResult].self)?.first
+            return shown != nil
+        }
+        let code = asked?.pairing?.code
+        let same = code != nil && code == shown?.code
+        if let code, same {
+            _ = b.call(ControlRequest(command: "pair", peer: idA, code: code), as: PairResult.self)
+            _ = a.call(ControlRequest(command: "pair", peer: idB, code: code), as: PairResult.self)
+        }
+        let linked = await waitUntil(.seconds(30), every: .milliseconds(100)) { a.connected == 1 && b.connected == 1 }
+        let pairedAfter = ContinuousClock.now - started
+        let peer = a.peers.first { $0.peerID == idB }
+        _ = a.call(ControlRequest(command: "increment", count: 10), as: IncrementResult.self)
+        let counted = await waitUntil(.seconds(10), every: .milliseconds(100)) { b.count(of: idA) == 10 }
+        return [
+            Outcome(
+                check: "pairing over rfcomm", passed: same && linked && peer?.trust == "paired" && counted,
+                detail:
+                    "codes \(code ?? "-")/\(shown?.code ?? "-"); connected \(linked) \(pairedAfter) after asking; trust \(peer?.trust ?? "-"), encrypted \(peer?.encrypted ?? false), links \(peer?.links.map(\.transport) ?? []); 10 increments counted: \(counted)"
+            )
+        ]
     }
 
     /// Debian's python3 (AF_BLUETOOTH) connects to `a`'s RFCOMM channel and sends garbage.

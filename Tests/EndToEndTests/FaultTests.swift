@@ -129,7 +129,7 @@ struct FaultTests {
         let forger = try cluster.lab.spawn(
             3,
             [
-                "avahi-publish", "-s", "aaa-forged", "_lansession._tcp", "47999", "v=2", "id=\(ids[2]!)", "s=e2e",
+                "avahi-publish", "-s", "aaa-forged", "_lansession._tcp", "47999", "v=3", "id=\(ids[2]!)", "s=e2e",
                 "u=47999", "n=h2",
             ])
         defer { forger.stop() }

@@ -12,7 +12,7 @@ struct DeviceTrustTests {
     func pair(_ asker: Session, with other: Session) async throws -> (String, String) {
         try await asker.connect(to: await other.endpoint)
         var request: PairingRequest?
-        let asked = try await waitUntil(.seconds(5)) {
+        let asked = await waitUntil(.seconds(5)) {
             request = try? await asker.requestPairing(with: other.peerID)
             return request != nil
         }
@@ -54,7 +54,7 @@ struct DeviceTrustTests {
         try await Task.sleep(for: .milliseconds(200))
         #expect(try await a.connectedPeers().isEmpty)
         var request: PairingRequest?
-        _ = try await waitUntil(.seconds(5)) {
+        _ = await waitUntil(.seconds(5)) {
             request = try? await a.requestPairing(with: b.peerID)
             return request != nil
         }
