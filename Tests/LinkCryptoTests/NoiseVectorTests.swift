@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Testing
 import WireCodec
 
@@ -157,5 +158,36 @@ func bytes(_ hex: String) -> [UInt8] {
     let digits = Array(hex.utf8)
     return stride(from: 0, to: digits.count, by: 2).map {
         UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)!
+    }
+}
+
+/// docs/wire-format.md section 9.7 lists the same vectors.
+@Suite("The spec's handshake vectors")
+struct NoiseVectorSpecTests {
+    @Test("section 9.7 of docs/wire-format.md lists exactly the vectors checked here")
+    func specMatches() throws {
+        let spec = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/wire-format.md")
+        let text = try String(contentsOf: spec, encoding: .utf8)
+        var rows: [String: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| XX") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3 else { continue }
+            rows["\(cells[0]) \(cells[1])"] = cells[2].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+        }
+        var expected: [String: String] = [:]
+        for vector in NoiseVectorTests.vectors {
+            let pattern = vector.psk ? "XXpsk3" : "XX"
+            let values = [
+                ("message1", vector.message1), ("message2", vector.message2), ("message3", vector.message3),
+                ("handshakeHash", vector.handshakeHash), ("ping", vector.ping), ("pong", vector.pong),
+                ("rekey-a", vector.rekeyA), ("rekey-b", vector.rekeyB), ("rekey-c", vector.rekeyC),
+                ("datagramKey1", vector.datagramKey1), ("datagramKey2", vector.datagramKey2),
+                ("pairingCode", vector.pairingCode),
+            ]
+            for (name, value) in values { expected["\(pattern) \(name)"] = value }
+        }
+        #expect(rows == expected)
     }
 }

@@ -3,7 +3,8 @@
 # once: the time from the last start until every daemon has N-1 connected peers, each daemon's anonymous memory, and
 # its CPU time idle and under load (the three bubble holders move them at 60 Hz, every other daemon sends a
 # move-sized unreliable message to every peer at 60 Hz). Run by `scripts/bench mesh N`; needs root.
-#   mesh-bench.sh N [--json] [--seconds S] [--secret] [--static] [--logs DIR]
+#   mesh-bench.sh N [--json] [--seconds S] [--secret | --insecure] [--static] [--logs DIR]
+# Links are encrypted (admission open, or the secret with --secret); --insecure measures without the handshake.
 # --static runs the daemons without avahi (--no-discovery), each given host 1's address only: the rest of the mesh
 # comes from the members exchange. --logs keeps each daemon's debug log in DIR/hI.log.
 set -euo pipefail
@@ -18,12 +19,14 @@ shift
 json=0
 seconds=10
 secret=0
+insecure=0
 static=0
 logs=""
 while (($#)); do
     case "$1" in
         --json) json=1 ;;
         --secret) secret=1 ;;
+        --insecure) insecure=1 ;;
         --static) static=1 ;;
         --logs)
             [[ $# -ge 2 && -d $2 ]] || die "--logs needs a directory"
@@ -44,6 +47,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/bench-lab.sh"
 bench_lab_up mesh "$hosts"
 
 extra=(--admission open)
+((insecure)) && extra+=(--insecure)
 if ((secret)); then
     head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/secret"
     chmod 600 "$work/secret"

@@ -192,7 +192,6 @@ extension SessionCore {
         }
         trusted = candidate
         pairings.end(peer)
-        trustedAnew(peer)
         let link = pending.link
         if confirmingAfterSave { writer.write(.pairing(.confirm), on: link) }
         link.trust = .paired
@@ -200,6 +199,7 @@ extension SessionCore {
         events.yield(.paired(device))
         broadcastTrust()
         if let hello = link.hello, link.isOpen { admit(hello, on: link) }
+        trustedAnew(peer)
     }
 
     /// Ends a pairing that was not made; `tell`: the other side hears it was rejected.
@@ -238,8 +238,14 @@ extension SessionCore {
         trustChanged()
     }
 
-    /// A device is trusted (again): it is dialled now, where it is known, even if it left or was removed before.
+    /// A device is trusted (again): a stranger's link of it goes on to the invitation at once (a pairing under way is
+    /// moot), and it is dialled now, where it is known, even if it left or was removed before.
     private func trustedAnew(_ id: PeerID) {
+        if let link = pairings.link(of: id), let hello = link.hello {
+            pairings.end(id)
+            link.trust = trusted.devices[id]?.trust
+            admit(hello, on: link)
+        }
         guard let peer = peers[id] else { return }
         peer.left = false
         dialler.reconcile(id)
