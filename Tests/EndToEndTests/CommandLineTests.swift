@@ -179,4 +179,43 @@ struct CommandLineTests {
         #expect(
             time.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "\(event ?? [:])")
     }
+
+    /// The status of the daemon on `socket`, as JSON.
+    func status(_ socket: String) throws -> [String: Any] {
+        let result = try client(["--control", socket, "--json", "status"])
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+    }
+
+    @Test("pair on a terminal: the code is shown and y confirms it; the other side confirms with --confirm; paired")
+    func pairOnATerminal() async throws {
+        let scratch = try Scratch()
+        let socketA = "\(scratch.path)/a.sock"
+        let socketB = "\(scratch.path)/b.sock"
+        let a = try await startDaemon(scratch, name: "a", socket: socketA)
+        defer { a.stop() }
+        let portA = try status(socketA)["port"] as? Int ?? 0
+        let b = try HostProcess.local(
+            [
+                Cluster.daemon, "--no-discovery", "--listen", "127.0.0.1", "--port", "0", "--name", "b",
+                "--state-dir", "\(scratch.path)/state-b", "--control", socketB, "--log-level", "warning", "--peer",
+                "127.0.0.1:\(portA)",
+            ])
+        defer { b.stop() }
+        _ = await waitUntil(.seconds(10), every: .milliseconds(50)) { (try? status(socketB)) != nil }
+        let idA = try status(socketA)["peerID"] as? String ?? ""
+        let idB = try status(socketB)["peerID"] as? String ?? ""
+        // script(1) gives session-client a terminal; "y" waits in it for the question.
+        let command = "\(Cluster.client) --control \(socketA) pair \(idB)"
+        let asked = try TestLab.run(
+            ["sh", "-c", "printf 'y\\n' | script -qec \"$1\" /dev/null", "sh", command], timeout: 30)
+        let code = asked.stdout.firstMatch(of: /code (\d{6})/).map { String($0.1) } ?? ""
+        #expect(asked.stdout.contains("Does the other device show \(code)? [y/N]"), "\(asked.stdout)")
+        #expect(asked.stdout.contains("confirmed here"), "\(asked.stdout)")
+        let confirmed = try client(["--control", socketB, "pair", idA, "--confirm", code])
+        #expect(confirmed.stdout == "paired with \(idA)\n", "\(confirmed.stdout)\(confirmed.stderr)")
+        #expect(
+            await waitUntil(.seconds(5), every: .milliseconds(50)) { (try? status(socketA))?["peers"] as? Int == 1 })
+        let devices = try client(["--control", socketA, "--json", "devices"])
+        #expect(devices.stdout.contains("\"peerID\":\"\(idB)\""), "\(devices.stdout)")
+    }
 }
