@@ -26,6 +26,7 @@ let package = Package(
             name: "session-bench",
             dependencies: [
                 .product(name: "LanSession", package: "LanSession"),
+                .product(name: "LinkCrypto", package: "LanSession"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
