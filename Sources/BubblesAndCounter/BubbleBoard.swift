@@ -23,6 +23,10 @@ public struct BubbleBoard: Hashable, Sendable {
 
     /// The bubbles, by view number.
     public private(set) var bubbles: [Bubble]
+    /// Nothing happened to the board since its start: no state of another peer applied, no bubble picked up, moved,
+    /// dropped or freed. A pristine board is the same on every peer, so it is worth telling no one; a pristine peer (a
+    /// late joiner) adopts the board any member tells it.
+    public private(set) var isPristine = true
 
     /// Bubbles at their starting places (as the original app laid them out: a column, 50 points apart).
     public init() {
@@ -42,6 +46,7 @@ public struct BubbleBoard: Hashable, Sendable {
     /// (or `view` is not a bubble).
     public mutating func request(_ view: UInt8, by peer: PeerID) -> BubbleState? {
         guard Self.isValid(view), bubbles[Int(view)].holder == nil else { return nil }
+        isPristine = false
         bubbles[Int(view)].holder = peer
         bubbles[Int(view)].lastMove = nil
         return state(view)
@@ -51,6 +56,7 @@ public struct BubbleBoard: Hashable, Sendable {
     @discardableResult
     public mutating func apply(_ state: BubbleState) -> Bool {
         guard Self.isValid(state.view) else { return false }
+        isPristine = false
         let index = Int(state.view)
         let before = bubbles[index]
         if before.holder != state.holder { bubbles[index].lastMove = nil }
@@ -66,6 +72,7 @@ public struct BubbleBoard: Hashable, Sendable {
         let index = Int(move.view)
         guard bubbles[index].holder == peer else { return false }
         if let last = bubbles[index].lastMove, !Move.isNewer(move.sequence, than: last) { return false }
+        isPristine = false
         bubbles[index].lastMove = move.sequence
         bubbles[index].x = move.x
         bubbles[index].y = move.y
@@ -76,6 +83,7 @@ public struct BubbleBoard: Hashable, Sendable {
     public mutating func apply(_ drop: Drop, from peer: PeerID) -> Bool {
         guard Self.isValid(drop.view), bubbles[Int(drop.view)].holder == peer else { return false }
         let index = Int(drop.view)
+        isPristine = false
         bubbles[index].holder = nil
         bubbles[index].lastMove = nil
         bubbles[index].x = drop.x
@@ -87,6 +95,7 @@ public struct BubbleBoard: Hashable, Sendable {
     public mutating func release(heldBy peer: PeerID) -> [BubbleState] {
         var released: [BubbleState] = []
         for index in bubbles.indices where bubbles[index].holder == peer {
+            isPristine = false
             bubbles[index].holder = nil
             bubbles[index].lastMove = nil
             released.append(state(UInt8(index)))

@@ -45,5 +45,13 @@ extension BubblesAndCounterCore {
         events.yield(.drop(view: view, x: x, y: y, by: localPeer))
         events.yield(.holder(view: view, holder: nil))
         context.sendReliablyToMembers(.drop(drop))
+        announceReleased(view)
+    }
+
+    /// Coordinator: a bubble was dropped; every member hears it is free, and where, from the coordinator too (one
+    /// that missed the holder's `drop` still learns it).
+    func announceReleased(_ view: UInt8) {
+        guard layout.coordinator == localPeer else { return }
+        context.sendToConnectedPeers(.bubbleState(bubbles.state(view)), reliably: true)
     }
 }

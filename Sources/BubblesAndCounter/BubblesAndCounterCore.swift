@@ -23,6 +23,9 @@ final class BubblesAndCounterCore: SessionApplication {
     let localIncrements: LocalIncrements
     var lastCounterExchange = NIODeadline.now()
     var bubbles = BubbleBoard()
+    /// A late joiner adopting a member's board: that member, and the bubbles it has not told yet. A board is adopted
+    /// whole, from the first member that tells it.
+    var adopting: (peer: PeerID, views: Set<UInt8>)?
     var moveSequence = [UInt16](repeating: 0, count: BubbleBoard.count)
     var layout: PlayerLayout
 
@@ -69,7 +72,14 @@ final class BubblesAndCounterCore: SessionApplication {
             events.yield(.pickUp(view: view, by: peer))
             if layout.coordinator == localPeer { grant(view, to: peer) }
         case .bubbleState(let state):
-            guard layout.coordinator == peer else {
+            // The coordinator's word; or, while this board is pristine (a late joiner), the whole board of the first
+            // member that tells it.
+            if bubbles.isPristine && layout.coordinator != peer {
+                adopting = (peer, Set((0..<UInt8(BubbleBoard.count)).filter { $0 != state.view }))
+            } else if let adoption = adopting, adoption.peer == peer, adoption.views.contains(state.view) {
+                adopting?.views.remove(state.view)
+                if adopting?.views.isEmpty == true { adopting = nil }
+            } else if layout.coordinator != peer {
                 context.logger.debug(
                     "ignoring bubble state from \(context.name(of: peer)), which is not the coordinator")
                 return
@@ -86,6 +96,7 @@ final class BubblesAndCounterCore: SessionApplication {
             if bubbles.apply(drop, from: peer) {
                 events.yield(.drop(view: drop.view, x: drop.x, y: drop.y, by: peer))
                 events.yield(.holder(view: drop.view, holder: nil))
+                announceReleased(drop.view)
             }
         default:
             context.logger.debug("ignoring \(message.kind) from \(context.name(of: peer))")
@@ -96,12 +107,13 @@ final class BubblesAndCounterCore: SessionApplication {
         // The original app's greeting, then the counts the peer may lack, for merging.
         context.sendReliably(.handshake(peerName: context.displayName), to: peer)
         exchangeCounter(with: peer)
-        if !relayout() && layout.coordinator == localPeer {
-            // A changed layout went to everyone with every bubble; otherwise this peer still needs them.
-            context.sendReliably(.layout(layout.entries), to: peer)
-            for index in 0..<BubbleBoard.count {
-                context.sendReliably(.bubbleState(bubbles.state(UInt8(index))), to: peer)
-            }
+        let changed = relayout()  // as coordinator, a changed layout went to everyone
+        if !changed && layout.coordinator == localPeer { context.sendReliably(.layout(layout.entries), to: peer) }
+        // Every member tells a newcomer its board (a pristine one says nothing new): a late joiner sees the bubbles
+        // as they are, held, moved or dropped, whoever coordinates.
+        guard !bubbles.isPristine else { return }
+        for index in 0..<BubbleBoard.count {
+            context.sendReliably(.bubbleState(bubbles.state(UInt8(index))), to: peer)
         }
     }
 
@@ -149,7 +161,9 @@ final class BubblesAndCounterCore: SessionApplication {
                 changed = true
             }
         }
-        if changed || previousCoordinator != localPeer {
+        // A pristine board (this peer just joined) is not announced: the members' boards stand, and the first one
+        // that reaches this peer becomes its own.
+        if (changed || previousCoordinator != localPeer) && !bubbles.isPristine {
             for index in 0..<BubbleBoard.count {
                 context.sendToConnectedPeers(.bubbleState(bubbles.state(UInt8(index))), reliably: true)
             }

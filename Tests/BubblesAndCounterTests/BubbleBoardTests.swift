@@ -71,4 +71,20 @@ struct BubbleBoardTests {
         ]
         #expect(results == [true, true, true, true, false])
     }
+
+    @Test("a board is pristine until anything happens to it: a state applied, a grant, a move, a drop, a release")
+    func pristine() {
+        #expect(BubbleBoard().isPristine)
+        var applied = BubbleBoard()
+        applied.apply(BubbleState(view: 0, holder: nil, x: 50, y: 0))
+        #expect(!applied.isPristine, "an adopted state, even the same, ends the pristine board")
+        var granted = BubbleBoard()
+        _ = granted.request(1, by: PeerID(5))
+        #expect(!granted.isPristine)
+        var refused = BubbleBoard()
+        _ = refused.apply(Move(view: 0, x: 1, y: 1, sequence: 1), from: PeerID(5))
+        _ = refused.apply(Drop(view: 0, x: 1, y: 1), from: PeerID(5))
+        _ = refused.release(heldBy: PeerID(5))
+        #expect(refused.isPristine, "moves and drops of a peer that holds nothing change nothing")
+    }
 }

@@ -112,15 +112,16 @@ struct BubblesAndCounterAppTests {
 
     @Test("increments that overflow the replay buffer while a link is down are re-synchronised, not lost")
     func overflowResynchronises() async throws {
-        let a = try await makeApp(1) { $0.reconnectInitialDelay = .milliseconds(300) }
+        // A redial waits a second: time for the 200 increments to overflow the buffer even on a loaded machine.
+        let a = try await makeApp(1) { $0.reconnectInitialDelay = .seconds(1) }
         let b = try await makeApp(2) {
-            $0.reconnectInitialDelay = .milliseconds(300)
+            $0.reconnectInitialDelay = .seconds(1)
             $0.replayBufferMessages = 16
         }
         let eventsA = EventRecorder(a.session)
         try await a.session.start()
         try await b.session.start()
-        try await b.session.connect(to: await a.session.endpoint)  // both wait 300 ms before redialling
+        try await b.session.connect(to: await a.session.endpoint)  // both wait 1 s before redialling
         #expect(try await waitUntil { try await a.session.connectedPeers().count == 1 })
         #expect(try await waitUntil { try await b.session.connectedPeers().count == 1 })
         try await a.session.dropLink(to: PeerID(2))
@@ -259,5 +260,54 @@ struct BubblesAndCounterAppTests {
             #expect(holder == PeerID(2) || holder == PeerID(3))
             await stopAll(apps.map(\.session))
         }
+    }
+
+    @Test(
+        "a late joiner with the lowest peer id sees the bubbles as they are (held, moved, dropped) and the counts; the others' boards stand"
+    )
+    func lateJoiner() async throws {
+        // Three will join last, with the lowest id: it becomes the coordinator, with a board of its own to learn.
+        let two = try await makeApp(2)
+        let four = try await makeApp(4)
+        let one = try await makeApp(1)
+        #expect(try await connectedMesh([two.session, four.session]))
+        try await two.pickUp(0)
+        #expect(try await waitUntil { try await four.bubbles().bubbles[0].holder == two.session.peerID })
+        for step in 1...5 { try await two.move(0, x: Float(100 + step), y: Float(200 + step)) }
+        try await four.pickUp(1)
+        #expect(try await waitUntil { try await two.bubbles().bubbles[1].holder == four.session.peerID })
+        try await four.drop(1, x: 10, y: 20)
+        _ = try await two.increment(by: 5)
+        _ = try await four.increment(by: 3)
+        #expect(
+            try await waitUntil {
+                let seenByTwo = try await two.bubbles().bubbles[0].x
+                let seenByFour = try await four.bubbles().bubbles[0].x
+                return seenByTwo == 105 && seenByFour == 105
+            })
+        #expect(try await waitUntil { try await two.bubbles().bubbles[1].holder == nil })
+        let expected = try await two.bubbles().bubbles
+        try await one.session.start()
+        let joined = ContinuousClock.now
+        try await one.session.connect(to: await two.session.endpoint)
+        try await one.session.connect(to: await four.session.endpoint)
+        let caughtUp = try await waitUntil(.seconds(1)) {
+            let board = try await one.bubbles().bubbles
+            let counter = try await one.counter()
+            return board.map(\.holder) == expected.map(\.holder) && board.map(\.x) == expected.map(\.x)
+                && board.map(\.y) == expected.map(\.y) && counter.total == 8
+        }
+        print("measured: the late joiner caught up \(ContinuousClock.now - joined) after it started")
+        let shown = try await one.bubbles().bubbles
+        #expect(caughtUp, "the late joiner shows \(shown), the others \(expected)")
+        // The others' boards were not overwritten by the newcomer's, though it coordinates now.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await one.layout().coordinator == PeerID(1))
+        #expect(try await two.bubbles().bubbles.map(\.holder) == expected.map(\.holder))
+        #expect(try await four.bubbles().bubbles.map(\.x) == expected.map(\.x))
+        // The holder still moves it, and the newcomer follows.
+        try await two.move(0, x: 300, y: 300)
+        #expect(try await waitUntil { try await one.bubbles().bubbles[0].x == 300 })
+        await stopAll([one.session, two.session, four.session])
     }
 }

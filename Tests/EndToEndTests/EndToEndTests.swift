@@ -175,4 +175,57 @@ struct EndToEndTests {
         }
         #expect(agreed, "the hosts disagree on bubble 1's holder")
     }
+
+    @Test(
+        "a late joiner: host 3 starts after bubbles were held, moved and dropped and counts and data went by; within 1 s it shows what the others show"
+    )
+    func lateJoiner() async throws {
+        let cluster = try Cluster(hosts: 3)
+        try cluster.start(1)
+        try cluster.start(2)
+        #expect(await waitUntil(.seconds(10), every: .milliseconds(50)) { cluster.connectedPeers(1) == 1 })
+        _ = try cluster.client(1, ["bubble", "pickup", "0"])
+        _ = await waitUntil(.seconds(5), every: .milliseconds(50)) { bubbles(cluster, 2)?[0]["holder"] != nil }
+        for step in 1...5 { _ = try cluster.client(1, ["bubble", "move", "0", "\(100 + step)", "\(200 + step)"]) }
+        _ = try cluster.client(2, ["bubble", "pickup", "1"])
+        _ = await waitUntil(.seconds(5), every: .milliseconds(50)) { bubbles(cluster, 1)?[1]["holder"] != nil }
+        _ = try cluster.client(2, ["bubble", "move", "1", "10", "20"])
+        _ = try cluster.client(2, ["bubble", "drop", "1"])
+        _ = try cluster.client(1, ["increment", "-n", "7"])
+        _ = try cluster.client(2, ["increment", "-n", "5"])
+        _ = try cluster.client(1, ["send", "h2", "--text", "before host 3"])
+        let settled = await waitUntil(.seconds(5), every: .milliseconds(50)) {
+            let one = bubbles(cluster, 1)
+            return one != nil && one.map { $0.map(describe) } == bubbles(cluster, 2).map { $0.map(describe) }
+                && one?[0]["x"] as? Double == 105 && one?[1]["holder"] == nil && one?[1]["x"] as? Double == 10
+        }
+        #expect(settled, "hosts 1 and 2 disagree: \(bubbles(cluster, 1) ?? []) / \(bubbles(cluster, 2) ?? [])")
+        let expected = try #require(bubbles(cluster, 1)).map(describe)
+        try cluster.start(3)
+        let started = ContinuousClock.now
+        // Joined: connected to both; then caught up within 1 s.
+        #expect(await waitUntil(.seconds(10), every: .milliseconds(20)) { cluster.connectedPeers(3) == 2 })
+        let joined = ContinuousClock.now
+        let caughtUp = await waitUntil(.seconds(1), every: .milliseconds(20)) {
+            bubbles(cluster, 3).map { $0.map(describe) } == expected
+                && (cluster.counts(3)?.values.reduce(0, +) ?? 0) == 12
+        }
+        print(
+            "measured: late joiner connected \(joined - started) after its start, caught up \(ContinuousClock.now - joined) after joining"
+        )
+        #expect(
+            caughtUp,
+            "host 3 shows \(bubbles(cluster, 3) ?? []) and \(cluster.counts(3) ?? [:]); the others \(expected)")
+        // The others' boards stand, whoever coordinates now.
+        #expect(bubbles(cluster, 1).map { $0.map(describe) } == expected)
+        #expect(bubbles(cluster, 2).map { $0.map(describe) } == expected)
+    }
+
+    func bubbles(_ cluster: Cluster, _ host: Int) -> [[String: Any]]? {
+        try? cluster.client(host, ["bubble", "list"]) as? [[String: Any]]
+    }
+
+    func describe(_ bubble: [String: Any]) -> String {
+        "\(bubble["view"] ?? "?"):\(bubble["holder"] ?? "free")@\(bubble["x"] ?? "?"),\(bubble["y"] ?? "?")"
+    }
 }

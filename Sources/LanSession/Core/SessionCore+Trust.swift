@@ -230,11 +230,12 @@ extension SessionCore {
         dropRemoved(peer)
     }
 
-    /// A member said this device was removed: it does not trust this one any more, so this one forgets it too
-    /// (locally, with no statement: the member may pair again, from either side).
+    /// A member said this device was removed from the session: every member is closing its links to it, so it
+    /// forgets the devices it trusted (locally, with no statement) and gets back in only by pairing again, from
+    /// either side.
     func removedBy(_ peer: PeerID) {
-        guard trusted.forget(peer) else { return }
-        logger.debug("\(peer) removed this device from the session; it is forgotten here too")
+        guard trusted.devices[peer] != nil, trusted.forgetAll() else { return }
+        logger.debug("\(peer) removed this device from the session; it forgets the devices it trusted")
         trustChanged()
     }
 

@@ -96,11 +96,13 @@ struct TrustedDevices {
         removals[peer] = RemovedDevice(peerID: peer, publicKey: key, version: version, removedBy: localPeer, at: now)
     }
 
-    /// Forgets a device without a statement (it removed this one); true if it was trusted.
-    mutating func forget(_ peer: PeerID) -> Bool {
-        guard devices.removeValue(forKey: peer) != nil else { return false }
-        issued[peer] = nil
-        aboutMe[peer] = nil
+    /// This device was removed from the session: it forgets every device it trusted, without a statement, and the
+    /// introductions of itself (they no longer hold). It gets back in by pairing again. True if it trusted any.
+    mutating func forgetAll() -> Bool {
+        guard !devices.isEmpty else { return false }
+        for peer in devices.keys { issued[peer] = nil }
+        devices = [:]
+        aboutMe = [:]
         return true
     }
 
