@@ -48,6 +48,18 @@ extension BubblesAndCounterCore {
         announceReleased(view)
     }
 
+    /// How moves reach `peer` changed: what the lost datagrams carried, the position of each bubble this peer holds,
+    /// goes to it once more, reliably, so that it does not show a stale position until the next move.
+    func unreliableRouteChanged(_ peer: PeerID, to route: UnreliableRoute) {
+        for index in 0..<BubbleBoard.count where bubbles.bubbles[index].holder == localPeer {
+            moveSequence[index] &+= 1
+            let bubble = bubbles.bubbles[index]
+            let move = Move(view: UInt8(index), x: bubble.x, y: bubble.y, sequence: moveSequence[index])
+            _ = bubbles.apply(move, from: localPeer)
+            context.sendReliably(.move(move), to: peer)
+        }
+    }
+
     /// Coordinator: a bubble was dropped; every member hears it is free, and where, from the coordinator too (one
     /// that missed the holder's `drop` still learns it).
     func announceReleased(_ view: UInt8) {

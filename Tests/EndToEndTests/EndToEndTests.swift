@@ -228,4 +228,51 @@ struct EndToEndTests {
     func describe(_ bubble: [String: Any]) -> String {
         "\(bubble["view"] ?? "?"):\(bubble["holder"] ?? "free")@\(bubble["x"] ?? "?"),\(bubble["y"] ?? "?")"
     }
+
+    @Test(
+        "UDP lost from the holder's host only: its peer's route falls back within a second and the bubble follows; it returns to UDP when datagrams get through"
+    )
+    func oneWayDatagramLoss() async throws {
+        let cluster = try Cluster(hosts: 2)
+        try cluster.start(1)
+        try cluster.start(2)
+        #expect(await waitUntil(.seconds(10), every: .milliseconds(50)) { cluster.connectedPeers(1) == 1 })
+        let id2 = try cluster.peerID(2)
+        func route() -> String? { cluster.peers(1)[id2]?["unreliable"] as? String }
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { route() == "udp" })
+        _ = try cluster.client(1, ["bubble", "pickup", "0"])
+        _ = await waitUntil(.seconds(5), every: .milliseconds(50)) { bubbles(cluster, 2)?[0]["holder"] != nil }
+        _ = try cluster.client(1, ["bubble", "move", "0", "60", "60"])
+        #expect(
+            await waitUntil(.seconds(2), every: .milliseconds(20)) { bubbles(cluster, 2)?[0]["x"] as? Double == 60 })
+        // Datagrams arriving at host 2's daemon port are dropped, silently, as a lossy network would (a routing rule
+        // ahead of the local table); host 1's links (TCP) and host 2's datagrams still go.
+        let rules = [
+            "ip rule add pref 10 iif eth0 ipproto udp dport 47000 blackhole", "ip rule add pref 100 lookup local",
+            "ip rule del pref 0",
+        ]
+        let blocked = try cluster.lab.run(2, ["sh", "-c", rules.joined(separator: " && ")])
+        #expect(blocked.status == 0, "\(blocked.stderr)")
+        let cut = ContinuousClock.now
+        _ = try cluster.client(1, ["bubble", "move", "0", "200", "210"])
+        let followed = await waitUntil(.seconds(3), every: .milliseconds(20)) {
+            bubbles(cluster, 2)?[0]["x"] as? Double == 200
+        }
+        let tookFollow = ContinuousClock.now - cut
+        let fellBack = await waitUntil(.seconds(2), every: .milliseconds(20)) { route() == "fallback" }
+        print(
+            "measured: one-way UDP loss: host 2 shows the last position \(tookFollow) after the cut; route \(route() ?? "?")"
+        )
+        #expect(followed, "host 2 still shows \(bubbles(cluster, 2)?[0] ?? [:])")
+        #expect(fellBack)
+        #expect(tookFollow < .milliseconds(1_500))
+        _ = try cluster.lab.run(
+            2, ["sh", "-c", "ip rule add pref 0 lookup local && ip rule del pref 100 && ip rule del pref 10"])
+        #expect(
+            await waitUntil(.seconds(6), every: .milliseconds(50)) { route() == "udp" },
+            "did not return to udp: \(cluster.peers(1)[id2] ?? [:])")
+        _ = try cluster.client(1, ["bubble", "move", "0", "90", "90"])
+        #expect(
+            await waitUntil(.seconds(2), every: .milliseconds(20)) { bubbles(cluster, 2)?[0]["x"] as? Double == 90 })
+    }
 }

@@ -80,23 +80,40 @@ struct DatagramProberTests {
         #expect(!ticks(&prober, from: 1_100, to: 3_000).contains { $0.1 == .routeChanged(.fallback) })
     }
 
-    @Test("on udp, silence past the liveness timeout falls back only with a witness")
-    func udpSilence() {
+    @Test(
+        "on udp, probes unanswered for three heartbeats fall back with a witness, though the peer's datagrams still come"
+    )
+    func udpOneWayLoss() {
         var prober = prober()
         _ = prober.tick(at: at(0))
         _ = prober.pongReceived(at: at(1))
-        // Datagrams flow until 500 ms.
-        for time in stride(from: Int64(50), through: 500, by: 50) {
+        // The peer's datagrams keep coming (its direction works), but nothing answers this side's probes.
+        var actions: [(Int64, DatagramProber.Action)] = []
+        for time in stride(from: Int64(50), through: 1_500, by: 50) {
             prober.datagramReceived(at: at(time))
-            _ = prober.tick(at: at(time))
+            actions += prober.tick(at: at(time)).map { (time, $0) }
+            if let witness = actions.first(where: { $0.1 == .sendWitness }), time == witness.0 {
+                prober.reliablePingAnswered(sentAt: at(time), at: at(time + 5))
+            }
         }
-        #expect(prober.unansweredSince == at(500))  // the probe of that tick
-        let silent = ticks(&prober, from: 550, to: 3_000)
+        #expect(prober.unansweredSince == at(250))  // the first probe after the pong
+        #expect(actions.first { $0.1 == .sendWitness }?.0 == 1_000)
+        let fellBack = actions.first { $0.1 == .routeChanged(.fallback) }?.0
+        #expect(fellBack == 1_150, "fell back at \(fellBack.map(String.init) ?? "never")")
+        #expect(prober.route == .fallback)
+    }
+
+    @Test("on udp, answered probes keep the route, silence or not")
+    func udpAnswered() {
+        var prober = prober()
+        _ = prober.tick(at: at(0))
+        _ = prober.pongReceived(at: at(1))
+        for time in stride(from: Int64(50), through: 5_000, by: 50) {
+            for action in prober.tick(at: at(time)) where action == .sendProbe {
+                _ = prober.pongReceived(at: at(time + 1))
+            }
+        }
         #expect(prober.route == .udp)
-        let witness = silent.filter { $0.1 == .sendWitness }.map(\.0)
-        #expect(witness.count == 1)
-        prober.reliablePingAnswered(sentAt: at(witness[0]), at: at(witness[0] + 1))
-        #expect(prober.tick(at: at(3_050)) == [.routeChanged(.fallback)])
     }
 
     @Test("a heartbeat answered before the probes were overdue is no witness")

@@ -32,6 +32,11 @@ public protocol SessionApplication: AnyObject, SendableMetatype {
     /// Messages sent to `peer` were dropped unacknowledged (its replay buffer overflowed): send it the state again.
     func peerMissedMessages(_ peer: PeerID)
 
+    /// How unreliable messages reach `peer` changed (datagrams, or its reliable link when they do not get through):
+    /// send again what the lost datagrams may have carried (a position that moves by datagram), so that the peer does
+    /// not show a stale one until the next change.
+    func unreliableRouteChanged(_ peer: PeerID, to route: UnreliableRoute)
+
     /// The session's housekeeping tick, every 50 ms, for anti-entropy and timeouts.
     func tick(now: NIODeadline)
 
@@ -46,6 +51,7 @@ extension SessionApplication {
     public func membershipChanged() {}
     public func peerRestarted(_ peer: PeerID) {}
     public func peerMissedMessages(_ peer: PeerID) {}
+    public func unreliableRouteChanged(_ peer: PeerID, to route: UnreliableRoute) {}
     public func tick(now: NIODeadline) {}
     public func sessionStopped() {}
 }

@@ -46,11 +46,13 @@ extension SessionCore: DatagramRouterDelegate {
             case .routeChanged(.udp):
                 logger.debug("datagrams get through to \(peer.name)")
                 publishState(of: peer)
-            case .routeChanged:
+                applications.forEach { $0.unreliableRouteChanged(peer.id, to: .udp) }
+            case .routeChanged(let route):
                 let notice = SessionNotice.datagramsFallBack(peer.id, name: peer.name)
                 logger.debug("\(notice)")
                 events.yield(.notice(notice))
                 publishState(of: peer)
+                applications.forEach { $0.unreliableRouteChanged(peer.id, to: route) }
             }
         }
     }

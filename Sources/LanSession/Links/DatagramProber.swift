@@ -3,7 +3,9 @@ import NIOCore
 /// Whether a peer's datagrams get through, decided from datagram pings ("probes") and from the peer's reliable link. A
 /// plain value driven with explicit times; ``SessionCore`` sends what its actions say.
 ///
-/// A pong to a probe proves the route both ways. Silence alone proves nothing: a peer whose event loop waits for a busy
+/// Only answers to this side's own probes count: a pong proves the route both ways. Other datagrams from the peer prove
+/// only that the peer's direction works, and a route whose other direction is lost would stay `udp` on them while
+/// nothing this side sends arrives. Silence alone proves nothing: a peer whose event loop waits for a busy
 /// CPU (32 daemons starting on two cores) answers late on every channel, and a route that fell back for that reason
 /// would carry the peer's moves on its reliable link until the next probe. So the route falls back only on a witness:
 /// the peer answered, on its reliable link, a ping sent after its probes had gone unanswered for ``probeTimeout``. Then
@@ -11,8 +13,8 @@ import NIOCore
 ///
 /// - `probing`: a probe every ``probeInterval``; a pong makes the route `udp`; unanswered probes and a witness make it
 ///   `fallback`.
-/// - `udp`: a probe every heartbeat interval; nothing received by datagram for the liveness timeout, and a witness,
-///   make it `fallback`.
+/// - `udp`: a probe every heartbeat interval; probes unanswered for ``udpTimeout`` (three heartbeat intervals, at most
+///   the probe timeout), and a witness, make it `fallback`: within a second of datagrams going unanswered.
 /// - `fallback`: a probe every liveness timeout; a pong makes the route `udp` again.
 struct DatagramProber {
     /// What the session must do.
@@ -32,6 +34,8 @@ struct DatagramProber {
     static let witnessGrace: TimeAmount = .milliseconds(100)
 
     let probeTimeout: TimeAmount
+    /// On `udp`, how long probes may go unanswered before a witness decides.
+    var udpTimeout: TimeAmount { min(probeTimeout, heartbeatInterval * 3) }
     let heartbeatInterval: TimeAmount
     let livenessTimeout: TimeAmount
     private(set) var route: UnreliableRoute
@@ -65,15 +69,15 @@ struct DatagramProber {
             livenessTimeout: configuration.livenessTimeout.timeAmount)
     }
 
-    /// A datagram came from the peer: the peer sends, and the probes up to now need no answer.
+    /// A datagram came from the peer: its direction works; says nothing of this side's.
     mutating func datagramReceived(at now: NIODeadline) {
         lastDatagramReceived = now
-        unansweredSince = nil
     }
 
-    /// A pong to a datagram ping came back: the route works both ways.
+    /// A pong to a datagram ping came back: the route works both ways, and the probes up to now need no answer.
     mutating func pongReceived(at now: NIODeadline) -> [Action] {
         datagramReceived(at: now)
+        unansweredSince = nil
         guard route != .udp else { return [] }
         route = .udp
         return [.routeChanged(.udp)]
@@ -95,7 +99,7 @@ struct DatagramProber {
             }
             return probe(every: Self.probeInterval, at: now) + witness(at: now)
         case .udp:
-            if let last = lastDatagramReceived, now - last > livenessTimeout, witnessed(at: now) {
+            if overdue(at: now), witnessed(at: now) {
                 return fallBack()
             }
             return probe(every: heartbeatInterval, at: now) + witness(at: now)
@@ -104,17 +108,20 @@ struct DatagramProber {
         }
     }
 
-    /// The probes have gone unanswered for the probe timeout.
+    /// How long probes may go unanswered in the current route.
+    private var timeout: TimeAmount { route == .udp ? udpTimeout : probeTimeout }
+
+    /// The probes have gone unanswered for the route's timeout.
     private func overdue(at now: NIODeadline) -> Bool {
         guard let since = unansweredSince else { return false }
-        return now - since >= probeTimeout
+        return now - since >= timeout
     }
 
     /// The peer answered on its reliable link a ping sent once the probes had gone unanswered for the probe timeout,
     /// and the grace for pongs to the probes is over.
     private func witnessed(at now: NIODeadline) -> Bool {
         guard let since = unansweredSince, let sent = answeredPingSent, let answeredAt else { return false }
-        return sent - since >= probeTimeout && now - answeredAt >= Self.witnessGrace
+        return sent - since >= timeout && now - answeredAt >= Self.witnessGrace
     }
 
     private mutating func fallBack() -> [Action] {
@@ -132,7 +139,7 @@ struct DatagramProber {
     /// A witness once the probes are overdue, unless one was sent since.
     private mutating func witness(at now: NIODeadline) -> [Action] {
         guard overdue(at: now), let since = unansweredSince else { return [] }
-        if let sent = witnessSent, sent - since >= probeTimeout { return [] }
+        if let sent = witnessSent, sent - since >= timeout { return [] }
         witnessSent = now
         return [.sendWitness]
     }
