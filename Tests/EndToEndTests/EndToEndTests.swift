@@ -275,4 +275,26 @@ struct EndToEndTests {
         #expect(
             await waitUntil(.seconds(2), every: .milliseconds(20)) { bubbles(cluster, 2)?[0]["x"] as? Double == 90 })
     }
+
+    @Test(
+        "sends the system refuses (EINVAL) close the datagram socket: it is opened again, and the route comes back to UDP"
+    )
+    func datagramSocketReopens() async throws {
+        let cluster = try Cluster(hosts: 2)
+        try cluster.start(1)
+        try cluster.start(2)
+        #expect(await waitUntil(.seconds(10), every: .milliseconds(50)) { cluster.connectedPeers(1) == 1 })
+        let id2 = try cluster.peerID(2)
+        func route() -> String? { cluster.peers(1)[id2]?["unreliable"] as? String }
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { route() == "udp" })
+        // A blackhole rule on host 1 for UDP to the daemons' port: every send there fails with EINVAL.
+        let rule = ["ip", "rule", "add", "ipproto", "udp", "dport", "47000", "blackhole"]
+        #expect(try cluster.lab.run(1, rule).status == 0)
+        #expect(await waitUntil(.seconds(3), every: .milliseconds(50)) { route() == "fallback" })
+        _ = try cluster.lab.run(1, ["ip", "rule", "del", "ipproto", "udp", "dport", "47000", "blackhole"])
+        let back = await waitUntil(.seconds(6), every: .milliseconds(50)) { route() == "udp" }
+        #expect(back, "the route did not come back to udp")
+        let sockets = try cluster.lab.run(1, ["ss", "-uan", "sport", "= :47000"]).stdout
+        #expect(sockets.contains("47000"), "no datagram socket on host 1: \(sockets)")
+    }
 }

@@ -151,19 +151,7 @@ final class SessionCore {
                 guard transport.carriesDatagrams else { return core.loop.makeSucceededVoidFuture() }
                 core.port = port
                 guard core.configuration.datagrams else { return core.loop.makeSucceededVoidFuture() }
-                return transport.openDatagrams(host: core.configuration.host, port: port, on: core.loop) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(DatagramHandler(router: bound.value.datagrams))
-                    }
-                }
-                .map { bound.value.datagrams.channel = $0 }
-                .flatMapError { error in
-                    // Without a datagram socket the session still works: unreliable messages use the reliable link.
-                    let notice = SessionNotice.datagramsUnavailable(port: port, reason: "\(error)")
-                    bound.value.logger.debug("\(notice)")
-                    bound.value.events.yield(.notice(notice))
-                    return bound.value.loop.makeSucceededVoidFuture()
-                }
+                return core.openDatagrams(on: transport, port: port)
             }
             listening.append(listened)
         }
@@ -251,6 +239,42 @@ final class SessionCore {
             writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), on: link)
         case .alive:
             break
+        }
+    }
+
+    /// Opens the datagram socket on `port`. Without one the session still works: unreliable messages use the
+    /// reliable link. A socket that closes while the session runs (the system refused a send, say) is opened again.
+    func openDatagrams(on transport: any Transport, port: Int) -> EventLoopFuture<Void> {
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        return transport.openDatagrams(host: configuration.host, port: port, on: loop) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(DatagramHandler(router: bound.value.datagrams))
+            }
+        }
+        .map { channel in
+            bound.value.datagrams.channel = channel
+            channel.closeFuture.whenComplete { _ in bound.value.datagramSocketClosed(channel, transport: transport) }
+        }
+        .flatMapError { error in
+            let notice = SessionNotice.datagramsUnavailable(port: port, reason: "\(error)")
+            bound.value.logger.debug("\(notice)")
+            bound.value.events.yield(.notice(notice))
+            return bound.value.loop.makeSucceededVoidFuture()
+        }
+    }
+
+    /// The datagram socket closed: while the session runs, it is opened again a moment later; meanwhile the probes go
+    /// unanswered and the routes fall back to the links.
+    private func datagramSocketClosed(_ channel: any Channel, transport: any Transport) {
+        guard datagrams.channel === channel else { return }
+        datagrams.channel = nil
+        guard runState == .running else { return }
+        logger.debug("the datagram socket closed; opening it again")
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        loop.scheduleTask(in: .milliseconds(200)) {
+            let core = bound.value
+            guard core.runState == .running, core.datagrams.channel == nil else { return }
+            _ = core.openDatagrams(on: transport, port: core.port)
         }
     }
 
