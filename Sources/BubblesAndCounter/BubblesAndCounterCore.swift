@@ -108,9 +108,18 @@ final class BubblesAndCounterCore: SessionApplication {
         context.sendReliably(.handshake(peerName: context.displayName), to: peer)
         exchangeCounter(with: peer)
         let changed = relayout()  // as coordinator, a changed layout went to everyone
-        if !changed && layout.coordinator == localPeer { context.sendReliably(.layout(layout.entries), to: peer) }
-        // Every member tells a newcomer its board (a pristine one says nothing new): a late joiner sees the bubbles
-        // as they are, held, moved or dropped, whoever coordinates.
+        if !changed { sendShared(to: peer) } else { sendBoard(to: peer) }
+    }
+
+    /// Sends `peer` what this member holds of the shared state: the layout, as coordinator, and the board.
+    private func sendShared(to peer: PeerID) {
+        if layout.coordinator == localPeer { context.sendReliably(.layout(layout.entries), to: peer) }
+        sendBoard(to: peer)
+    }
+
+    /// Every member tells a newcomer its board (a pristine one says nothing new): a late joiner sees the bubbles as
+    /// they are, held, moved or dropped, whoever coordinates.
+    private func sendBoard(to peer: PeerID) {
         guard !bubbles.isPristine else { return }
         for index in 0..<BubbleBoard.count {
             context.sendReliably(.bubbleState(bubbles.state(UInt8(index))), to: peer)
@@ -126,7 +135,9 @@ final class BubblesAndCounterCore: SessionApplication {
     }
 
     func peerMissedMessages(_ peer: PeerID) {
-        replica.forget(peer)  // what it was sent is lost: send it everything again
+        // What it was not sent is held back for good: send it the whole state again.
+        replica.forget(peer)  // the counts, on the next exchange
+        sendShared(to: peer)
     }
 
     func tick(now: NIODeadline) {

@@ -41,6 +41,18 @@ struct SessionDaemon: AsyncParsableCommand {
         help: ArgumentHelp(
             "Directory where files pushed by peers land (default: inbox in the state directory).", valueName: "dir"))
     var inbox: String?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds a member may be away before what waits for it fails: data waiting for room, transfers both ways (0...86400; 0: wait for as long as it is a member).",
+            valueName: "seconds"))
+    var deliveryTimeout = CommandLineNumber(300)
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Days after their last write when partial files of abandoned transfers leave the inbox (0...3650; 0: never).",
+            valueName: "days"))
+    var partialFileDays = CommandLineNumber(7)
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
     @Option(help: "Transports: lan, rfcomm (Bluetooth classic) or all.") var transport = TransportChoice.lan
     @Option(help: "Bluetooth adapter for RFCOMM, e.g. hci0 (default: the first adapter).") var btAdapter: String?
@@ -100,6 +112,8 @@ struct SessionDaemon: AsyncParsableCommand {
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir needs a non-empty path") }
         try maxPeers.validated("--max-peers", in: 1...64)
         try port.validated("--port", in: 0...65_535)
+        try deliveryTimeout.validated("--delivery-timeout", in: 0...86_400)
+        try partialFileDays.validated("--partial-file-days", in: 0...3_650)
         guard accept == "auto" || accept == "ask" else { throw ValidationError("--accept must be auto or ask") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
@@ -205,6 +219,10 @@ struct SessionDaemon: AsyncParsableCommand {
             throw DaemonError("cannot use the inbox \(inboxPath): \(error.localizedDescription)")
         }
         configuration.inbox = inboxPath
+        let delivery = deliveryTimeout.value(or: 300)
+        configuration.deliveryTimeout = delivery == 0 ? nil : .seconds(delivery)
+        let days = partialFileDays.value(or: 7)
+        configuration.partialFileLifetime = days == 0 ? nil : .seconds(days * 24 * 3600)
         if let secret, secret.count < 16 {
             logger.warning(
                 "the secret is \(secret.count) bytes: an attacker who completes one handshake can try guesses offline; use 32 random bytes (head -c 32 /dev/urandom | base64)"

@@ -110,15 +110,17 @@ struct BubblesAndCounterAppTests {
         await stopAll([one.session, two.session])
     }
 
-    @Test("increments that overflow the replay buffer while a link is down are re-synchronised, not lost")
-    func overflowResynchronises() async throws {
-        // A redial waits a second: time for the 200 increments to overflow the buffer even on a loaded machine.
+    @Test("state that does not fit the replay buffer while a link is down is sent again whole; data is never lost")
+    func fullReplayBufferKeepsData() async throws {
+        // A redial waits a second: time to fill the buffer even on a loaded machine. Data keeps 1,024 messages of
+        // room for the session's own: 1,100 leave room for 76 data messages before data waits.
         let a = try await makeApp(1) { $0.reconnectInitialDelay = .seconds(1) }
         let b = try await makeApp(2) {
             $0.reconnectInitialDelay = .seconds(1)
-            $0.replayBufferMessages = 16
+            $0.replayBufferMessages = 1_100
         }
         let eventsA = EventRecorder(a.session)
+        let eventsB = EventRecorder(b.session)
         try await a.session.start()
         try await b.session.start()
         try await b.session.connect(to: await a.session.endpoint)  // both wait 1 s before redialling
@@ -126,15 +128,29 @@ struct BubblesAndCounterAppTests {
         #expect(try await waitUntil { try await b.session.connectedPeers().count == 1 })
         try await a.session.dropLink(to: PeerID(2))
         #expect(await eventsA.wait { $0.contains(.peerLost(PeerID(2))) })
-        // Each increment is read back before the next, so that each leaves as a message of its own (the increments
-        // of one turn of the loop coalesce into one): 200 messages for a replay buffer of 16.
-        for _ in 0..<200 {
+        // Data first (it fits), then increments past the bound: each is read back before the next, so that each
+        // leaves as a message of its own (those of one turn of the loop coalesce). Then data that must wait.
+        for index in 0..<5 { try await b.session.send([0xDA, UInt8(index)], to: [PeerID(1)]) }
+        for _ in 0..<1_200 {
             try await b.increment()
             _ = try await b.counter()
         }
-        #expect(try await waitUntil(.seconds(5)) { try await a.counter()[PeerID(2)] == 200 })
-        #expect(eventsA.events.contains { if case .resynchronised(PeerID(2), _) = $0 { true } else { false } })
-        #expect(try await a.counter()[PeerID(2)] == 200)
+        #expect(
+            eventsB.events.contains {
+                if case .notice(.replayBufferOverflowed(PeerID(1), _)) = $0 { true } else { false }
+            },
+            "the buffer was full while the link was down")
+        try await b.session.send([0xDA, 5], to: [PeerID(1)])  // waits for room, then goes
+        #expect(try await waitUntil(.seconds(10)) { try await a.counter()[PeerID(2)] == 1_200 })
+        let data = {
+            eventsA.events.compactMap { event -> [UInt8]? in
+                if case .data(from: PeerID(2), let bytes, reliable: true) = event { bytes } else { nil }
+            }
+        }
+        #expect(await eventsA.wait { _ in data().count >= 6 })
+        #expect(data() == (0..<6).map { [0xDA, UInt8($0)] }, "every data message, once, in order")
+        #expect(!eventsA.events.contains { if case .resynchronised = $0 { true } else { false } }, "no gap")
+        #expect(try await a.counter()[PeerID(2)] == 1_200)
         await stopAll([a.session, b.session])
     }
 
@@ -275,7 +291,8 @@ struct BubblesAndCounterAppTests {
         #expect(try await waitUntil { try await four.bubbles().bubbles[0].holder == two.session.peerID })
         for step in 1...5 { try await two.move(0, x: Float(100 + step), y: Float(200 + step)) }
         try await four.pickUp(1)
-        #expect(try await waitUntil { try await two.bubbles().bubbles[1].holder == four.session.peerID })
+        // The coordinator (two) decides; four holds it once the decision is back.
+        #expect(try await waitUntil { try await four.bubbles().bubbles[1].holder == four.session.peerID })
         try await four.drop(1, x: 10, y: 20)
         _ = try await two.increment(by: 5)
         _ = try await four.increment(by: 3)

@@ -33,7 +33,9 @@ struct ConformanceTests {
         for check in checks {
             let name = check["check"] as? String ?? "?"
             let section = check["section"] as? String ?? "?"
-            print("measured: conformance \(name) (§\(section)): \(check["passed"] as? Bool == true ? "passed" : "FAILED")")
+            print(
+                "measured: conformance \(name) (§\(section)): \(check["passed"] as? Bool == true ? "passed" : "FAILED")"
+            )
             #expect(check["passed"] as? Bool == true, "§\(section) \(name): \(check["detail"] ?? "")")
         }
         #expect(result.status == 0, "exit \(result.status): \(result.stderr.suffix(2000))")

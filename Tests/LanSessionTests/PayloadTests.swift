@@ -346,4 +346,79 @@ struct PayloadTests {
         }
         await stopAll([a, b])
     }
+
+    @Test("for a member away past the delivery timeout, waiting data and transfers fail; what was sent arrives later")
+    func deliveryTimeout() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Both redial after 2.5 s; room for 44 KiB of data beyond what the session keeps for itself.
+        let a = try makeSession(1) {
+            $0.reconnectInitialDelay = .milliseconds(2_500)
+            $0.reconnectMaximumDelay = .seconds(5)
+            $0.deliveryTimeout = .seconds(1)
+            $0.replayBufferBytes = StreamMultiplexer.reservedReplayBytes + 44 << 10
+        }
+        let b = try makeSession(2, inbox: directory.path) {
+            $0.reconnectInitialDelay = .milliseconds(2_500)
+            $0.reconnectMaximumDelay = .seconds(5)
+        }
+        let eventsA = EventRecorder(a)
+        let eventsB = EventRecorder(b)
+        try await mesh([a, b])
+        #expect(try await waitUntil { try await a.connectedPeers().count == 1 })
+        try await a.dropLink(to: b.peerID)
+        #expect(await eventsA.wait { $0.contains(.peerLost(b.peerID)) })
+        let away = ContinuousClock.now
+        try await a.send(Array("on the channel".utf8), to: [b.peerID])  // fits: kept for b
+        let (path, _) = try file(size: 100_000, seed: 5)
+        async let waitingData: SessionError? = {
+            do {
+                try await a.send([UInt8](repeating: 7, count: 60 << 10), to: [b.peerID])
+                return nil
+            } catch { return error as? SessionError }
+        }()
+        async let transfer: SessionError? = {
+            do {
+                try await a.sendResource(at: path, to: b.peerID)
+                return nil
+            } catch { return error as? SessionError }
+        }()
+        let (dataError, transferError) = await (waitingData, transfer)
+        let waited = ContinuousClock.now - away
+        #expect(dataError?.code == .timedOut, "\(String(describing: dataError))")
+        #expect(dataError?.message.contains("away") == true)
+        #expect(transferError?.code == .timedOut, "\(String(describing: transferError))")
+        #expect(waited >= .seconds(1) && waited < .milliseconds(2_500), "failed at the timeout: \(waited)")
+        // Back: what was on the channel arrives, once; the receiver hears that the transfer failed.
+        #expect(await eventsB.wait(timeout: .seconds(10)) { payloads($0) == [Array("on the channel".utf8)] })
+        #expect(
+            await eventsB.wait {
+                $0.contains { if case .transfer(let t) = $0, case .failed = t.phase { true } else { false } }
+            })
+        await stopAll([a, b])
+    }
+
+    @Test("partial files older than their lifetime leave the inbox when a session starts; younger ones and files stay")
+    func stalePartialFiles() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let names = [".partial-1-old", ".partial-2-young", "old-but-complete.bin"]
+        for name in names {
+            try Data([1, 2, 3]).write(to: directory.appendingPathComponent(name))
+        }
+        let tenDaysAgo = Date().addingTimeInterval(-10 * 24 * 3600)
+        for name in [names[0], names[2]] {
+            try FileManager.default.setAttributes(
+                [.modificationDate: tenDaysAgo], ofItemAtPath: directory.appendingPathComponent(name).path)
+        }
+        let session = try makeSession(1, inbox: directory.path) { $0.partialFileLifetime = .seconds(7 * 24 * 3600) }
+        try await session.start()
+        let gone = await waitUntil {
+            !FileManager.default.fileExists(atPath: directory.appendingPathComponent(names[0]).path)
+        }
+        #expect(gone)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(left == [names[1], names[2]])
+        await stopAll([session])
+    }
 }

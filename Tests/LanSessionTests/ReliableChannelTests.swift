@@ -11,7 +11,7 @@ struct ReliableChannelTests {
         var sender = ReliableChannel(maxMessages: 100, maxBytes: 10_000)
         var receiver = ReliableChannel(maxMessages: 100, maxBytes: 10_000)
         for delta in 1...5 {
-            let frame = try! sender.send(.counterIncrement(count: UInt64(delta))).frame
+            let frame = try! sender.send(.counterIncrement(count: UInt64(delta)), as: .state)
             #expect(frame.map { ReplayBufferTests.counts(in: $0) } == [UInt64(delta)])
         }
         // The receiver got three before the link broke.
@@ -30,41 +30,58 @@ struct ReliableChannelTests {
         #expect(back == .resend(ByteBuffer()))
     }
 
-    @Test("after an overflow the receiver sees a gap, jumps ahead and re-synchronises")
-    func gap() {
-        var sender = ReliableChannel(maxMessages: 2, maxBytes: 10_000)
-        var receiver = ReliableChannel(maxMessages: 2, maxBytes: 10_000)
-        var overflowed = false
-        for delta in 1...5 {
-            overflowed = try! sender.send(.counterIncrement(count: UInt64(delta))).overflowed || overflowed
+    @Test("a full buffer refuses state, unnumbered, until half empty; payloads are numbered and kept; no gap")
+    func refusedStateNoGap() {
+        var sender = ReliableChannel(maxMessages: 4, maxBytes: 10_000)
+        var receiver = ReliableChannel(maxMessages: 4, maxBytes: 10_000)
+        var refused = 0
+        for delta in 1...6 where (try! sender.send(.counterIncrement(count: UInt64(delta)), as: .state)) == nil {
+            refused += 1
         }
-        #expect(overflowed)
+        #expect(refused == 2)
         #expect(sender.mustResynchronise)
-        // Nothing was received; the sender can only offer what it kept.
-        let senderResume = sender.makeResume()
-        let outcome = receiver.peerResumed(senderResume)
-        guard case .gap(let lost, _) = outcome else {
-            Issue.record("expected a gap, got \(outcome)")
+        #expect(sender.nextSequence == 5, "refused messages take no number")
+        let payload = try! sender.send(.data([9]), as: .payload)
+        #expect(payload != nil, "a payload is never refused")
+        let ahead = sender.nextSequence
+        let held = try! sender.send(.counterIncrement(count: 99), as: .state)
+        #expect(held == nil, "state waits for the resync")
+        #expect(sender.nextSequence == ahead)
+        let early = sender.takeResynchronisation()
+        #expect(!early, "not before the buffer empties to half")
+        // The receiver got three before the link broke; resume: no gap, the rest is resent.
+        for _ in 0..<3 { _ = receiver.receive() }
+        let back = receiver.peerResumed(sender.makeResume())
+        #expect(back == .resend(ByteBuffer()))
+        guard case .resend(let frames) = sender.peerResumed(receiver.makeResume()) else {
+            Issue.record("expected a plain resend")
             return
         }
-        #expect(lost == senderResume.nextSequence - 1)
-        #expect(receiver.received == senderResume.nextSequence - 1)
-        guard case .resend(let frames) = sender.peerResumed(Resume(received: 0, nextSequence: 1)) else {
-            Issue.record("the sender resends what it kept")
-            return
-        }
-        #expect(ReplayBufferTests.counts(in: frames) == [4, 5], "what was kept after the overflow")
-        #expect(!sender.mustResynchronise)
+        #expect(ReplayBufferTests.counts(in: frames) == [4], "then the payload")
+        let due = sender.takeResynchronisation()
+        let again = sender.takeResynchronisation()
+        #expect(due, "half empty: the applications send their state again")
+        #expect(!again, "once")
+        let after = try! sender.send(.counterIncrement(count: 7), as: .state)
+        #expect(after != nil)
+    }
+
+    @Test("a sender that dropped numbered frames (the wire allows it) leaves a gap the receiver jumps")
+    func gap() {
+        var receiver = ReliableChannel(maxMessages: 2, maxBytes: 10_000)
+        let outcome = receiver.peerResumed(Resume(received: 0, nextSequence: 6))
+        #expect(outcome == .gap(lost: 5, resend: ByteBuffer()))
+        #expect(receiver.received == 5)
     }
 
     @Test("a restarted peer starts both directions over")
     func restart() {
         var channel = ReliableChannel(maxMessages: 10, maxBytes: 10_000)
-        _ = try! channel.send(.counterIncrement(count: 1))
+        _ = try! channel.send(.counterIncrement(count: 1), as: .state)
         _ = channel.receive()
         channel.peerRestarted()
         #expect(channel.received == 0)
-        _ = try! channel.send(.counterIncrement(count: 1))
+        _ = try! channel.send(.counterIncrement(count: 1), as: .state)
         #expect(channel.nextSequence == 2, "numbering started over")
     }
 }

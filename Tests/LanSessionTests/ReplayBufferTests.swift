@@ -19,7 +19,8 @@ struct ReplayBufferTests {
         var buffer = ReplayBuffer(maxMessages: 100, maxBytes: 10_000)
         for sequence in 1...10 {
             let kept =
-                (try! buffer.append(.counterIncrement(count: UInt64(sequence)), sequence: UInt64(sequence))) != nil
+                (try! buffer.append(
+                    .counterIncrement(count: UInt64(sequence)), sequence: UInt64(sequence), refusable: true)) != nil
             #expect(kept)
         }
         #expect(Self.counts(in: buffer.frames(after: 0)!) == Array(1...10))
@@ -35,31 +36,35 @@ struct ReplayBufferTests {
         #expect(buffer.frames(after: 10)?.readableBytes == 0)
     }
 
-    @Test("overflowing drops everything kept and counts it")
-    func overflowByCount() {
+    @Test("a state frame that does not fit is refused and nothing kept is dropped; a payload frame always goes in")
+    func refusesStateKeepsPayloads() {
         var buffer = ReplayBuffer(maxMessages: 3, maxBytes: 10_000)
-        for sequence in 1...3 {
-            let kept = (try! buffer.append(.counterIncrement(count: 1), sequence: UInt64(sequence))) != nil
-            #expect(kept)
-        }
-        let kept1 = (try! buffer.append(.counterIncrement(count: 1), sequence: 4)) != nil
-        #expect(!kept1)
-        #expect(buffer.count == 0)
-        #expect(buffer.dropped == 4)
-        #expect(buffer.frames(after: 0) == nil)
-        let kept2 = (try! buffer.append(.counterIncrement(count: 5), sequence: 5)) != nil
-        #expect(kept2)
-        #expect(Self.counts(in: buffer.frames(after: 4)!) == [5])
+        _ = try! buffer.append(.counterIncrement(count: 1), sequence: 1, refusable: true)
+        _ = try! buffer.append(.data([1, 2, 3]), sequence: 2, refusable: false)
+        _ = try! buffer.append(.counterIncrement(count: 3), sequence: 3, refusable: true)
+        let refused = (try! buffer.append(.counterIncrement(count: 4), sequence: 4, refusable: true)) == nil
+        #expect(refused)
+        #expect(buffer.count == 3, "nothing kept was dropped")
+        #expect(buffer.frames(after: 0) != nil)
+        // A payload is kept beyond the bound: it waited for room before it came, and is never dropped.
+        let payload = (try! buffer.append(.data([4]), sequence: 4, refusable: false)) != nil
+        #expect(payload)
+        #expect(buffer.count == 4)
+        #expect(!buffer.isHalfEmpty)
+        buffer.acknowledge(upTo: 3)
+        #expect(buffer.isHalfEmpty)
+        let kept = (try! buffer.append(.counterIncrement(count: 5), sequence: 5, refusable: true)) != nil
+        #expect(kept)
     }
 
     @Test("the byte bound holds too")
     func overflowByBytes() {
         var buffer = ReplayBuffer(maxMessages: 1_000, maxBytes: 7)
-        let kept3 = (try! buffer.append(.counterIncrement(count: 1), sequence: 1)) != nil
+        let kept3 = (try! buffer.append(.counterIncrement(count: 1), sequence: 1, refusable: true)) != nil
         #expect(kept3)
-        let kept4 = (try! buffer.append(.counterIncrement(count: 2), sequence: 2)) != nil
+        let kept4 = (try! buffer.append(.counterIncrement(count: 2), sequence: 2, refusable: true)) != nil
         #expect(kept4)
-        let kept5 = (try! buffer.append(.counterIncrement(count: 3), sequence: 3)) != nil
+        let kept5 = (try! buffer.append(.counterIncrement(count: 3), sequence: 3, refusable: true)) != nil
         #expect(!kept5)
     }
 
@@ -67,7 +72,8 @@ struct ReplayBufferTests {
     func boundedMemory() {
         var buffer = ReplayBuffer(maxMessages: 1_000, maxBytes: 100_000)
         for sequence in 1...100_000 {
-            let kept = (try! buffer.append(.counterIncrement(count: 1), sequence: UInt64(sequence))) != nil
+            let kept =
+                (try! buffer.append(.counterIncrement(count: 1), sequence: UInt64(sequence), refusable: true)) != nil
             #expect(kept)
             if sequence % 50 == 0 { buffer.acknowledge(upTo: UInt64(sequence)) }
         }

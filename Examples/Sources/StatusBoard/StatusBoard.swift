@@ -27,7 +27,7 @@ final class StatusBoard: SessionApplication {
         self.changes = changes
     }
 
-    /// Sets this peer's status: every member gets it, exactly once, also those away for now.
+    /// Sets this peer's status: every member gets it, also those away for now (the latest, when many were set).
     func set(_ status: String) {
         mine = status
         context.sendReliablyToMembers(message(status))
@@ -40,6 +40,11 @@ final class StatusBoard: SessionApplication {
     }
 
     func peerConnected(_ peer: PeerID) {
+        if !mine.isEmpty { context.sendReliably(message(mine), to: peer) }
+    }
+
+    /// Statuses set while the peer's replay buffer was full were held back: the latest one is all it needs.
+    func peerMissedMessages(_ peer: PeerID) {
         if !mine.isEmpty { context.sendReliably(message(mine), to: peer) }
     }
 

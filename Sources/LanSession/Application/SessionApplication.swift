@@ -29,7 +29,9 @@ public protocol SessionApplication: AnyObject, SendableMetatype {
     /// `peer` restarted: what it held died with its process, and what was sent to it is lost.
     func peerRestarted(_ peer: PeerID)
 
-    /// Messages sent to `peer` were dropped unacknowledged (its replay buffer overflowed): send it the state again.
+    /// Messages this application sent to `peer` were held back, not sent (its replay buffer was full: it was away or
+    /// slow to acknowledge), and there is room again: send it the state again, whole. Payloads (data, streams,
+    /// resources) are never held back this way.
     func peerMissedMessages(_ peer: PeerID)
 
     /// How unreliable messages reach `peer` changed (datagrams, or its reliable link when they do not get through):

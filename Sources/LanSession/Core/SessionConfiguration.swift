@@ -82,6 +82,14 @@ public struct SessionConfiguration: Sendable {
     public var invitesDiscoveredPeers = true
     /// Whether byte streams opened by peers are taken (as ``SessionEvent/streamOpened(_:)``) or declined.
     public var acceptsByteStreams = true
+    /// How long a member may be away (no link to it) before what waits for it fails with ``SessionError/Code/timedOut``:
+    /// data waiting for room on its reliable channel, and resources and byte streams to and from it (each side is told
+    /// when it is back; a partial file stays to be resumed). What is already on the channel stays and arrives when it
+    /// is back, however long that takes. Nil: wait for as long as it is a member.
+    public var deliveryTimeout: Duration? = .seconds(300)
+    /// Partial files of interrupted transfers older than this (by their last write) are removed from the inbox: at the
+    /// start and every hour. Nil: kept until resumed or cancelled.
+    public var partialFileLifetime: Duration? = .seconds(7 * 24 * 3600)
     /// Holds the writes of received resources where a test says (see ``InboxGate``); nil in use.
     var inboxGate: InboxGate?
 
@@ -167,6 +175,17 @@ public struct SessionConfiguration: Sendable {
         guard proofTimeout > .zero, maxUnprovenLinks > 0, maxUnprovenLinksPerAddress > 0 else {
             throw SessionError(
                 .invalidConfiguration, "the proof timeout and the caps on unproven links must be positive")
+        }
+        guard reconnectInitialDelay > .zero, reconnectMaximumDelay >= reconnectInitialDelay else {
+            throw SessionError(
+                .invalidConfiguration,
+                "redials need 0 < initial delay (\(reconnectInitialDelay)) <= maximum delay (\(reconnectMaximumDelay))")
+        }
+        if let deliveryTimeout, deliveryTimeout <= .zero {
+            throw SessionError(.invalidConfiguration, "the delivery timeout must be positive")
+        }
+        if let partialFileLifetime, partialFileLifetime <= .zero {
+            throw SessionError(.invalidConfiguration, "the lifetime of partial files must be positive")
         }
         guard livenessTimeout > heartbeatInterval, heartbeatInterval > .zero else {
             throw SessionError(

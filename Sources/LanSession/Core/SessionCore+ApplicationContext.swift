@@ -20,16 +20,16 @@ extension SessionCore: ApplicationContext {
 
     func sendReliably(_ message: Message, to peer: PeerID) {
         guard let record = peers[peer], takes(message, record) else { return }
-        sendSequenced(message, to: record)
+        sendSequenced(message, to: record, as: .state)
     }
 
     func sendReliablyToMembers(_ message: Message) {
-        peers.forEachMember { if takes(message, $0) { sendSequenced(message, to: $0) } }
+        peers.forEachMember { if takes(message, $0) { sendSequenced(message, to: $0, as: .state) } }
     }
 
     func sendToConnectedPeers(_ message: Message, reliably: Bool) {
         for peer in peers.all where peer.isConnected && takes(message, peer) {
-            if reliably { sendSequenced(message, to: peer) } else { sendUnreliable(message, to: peer) }
+            if reliably { sendSequenced(message, to: peer, as: .state) } else { sendUnreliable(message, to: peer) }
         }
     }
 

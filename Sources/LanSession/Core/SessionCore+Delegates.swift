@@ -69,14 +69,14 @@ extension SessionCore: DatagramRouterDelegate {
 extension SessionCore: StreamMultiplexerDelegate {
     func sendSequenced(_ message: Message, to id: PeerID) {
         guard let peer = peers[id] else { return }
-        sendSequenced(message, to: peer)
+        sendSequenced(message, to: peer, as: .payload)
     }
 
     func sendSequenced(_ message: Message, to id: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
         guard let peer = peers[id],
             peer.reliable.hasRoom(bytes: message.approximateSize + bytes, messages: 1 + messages)
         else { return false }
-        sendSequenced(message, to: peer)
+        sendSequenced(message, to: peer, as: .payload)
         return true
     }
 

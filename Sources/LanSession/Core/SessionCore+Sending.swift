@@ -4,31 +4,40 @@ import WireCodec
 /// What goes to peers: sequenced messages on the reliable channel, unreliable ones, the application's data and pings.
 extension SessionCore {
     /// Sends a sequenced message to `peer`: numbered, kept for resending, written if its active link carries data.
+    /// A state message is refused while the peer's replay buffer is full (see ``ReliableChannel/Content``); the
+    /// applications send their state again once there is room.
     ///
     /// The hot path: the frame is encoded once, straight into the peer's replay buffer, and the link writes a slice
     /// of it; in the steady state nothing is allocated and nothing leaves the event loop.
-    func sendSequenced(_ message: Message, to peer: PeerRecord) {
+    func sendSequenced(_ message: Message, to peer: PeerRecord, as content: ReliableChannel.Content) {
         let frame: ByteBuffer?
-        let overflowed: Bool
+        let refusing = peer.reliable.mustResynchronise
         do {
-            (frame, overflowed) = try peer.reliable.send(message)
+            frame = try peer.reliable.send(message, as: content)
         } catch {
             logger.debug("cannot encode \(message.kind): \(error)")
             return
         }
-        if overflowed {
+        guard let frame else {
+            guard !refusing else { return }  // told once per refusal
             let notice = SessionNotice.replayBufferOverflowed(peer.id, name: peer.name)
-            logger.debug("\(notice)")
+            logger.debug(
+                "\(notice)", metadata: ["peer": "\(peer.id)", "unacknowledged": "\(peer.reliable.replayBytes)"])
             if throttle.count(.replayOverflow).report { events.yield(.notice(notice)) }
-            applications.forEach { $0.peerMissedMessages(peer.id) }
+            return
         }
         guard let link = peer.dataLink else { return }
         link.liveness.didSend(at: .now())
-        if let frame {
-            writer.writeSoon(frame, on: link)
-        } else {
-            writer.write(message, on: link)  // not kept, but still sent
-        }
+        writer.writeSoon(frame, on: link)
+    }
+
+    /// Room came back on `peer`'s reliable channel (acknowledgements, a resume): waiting payloads go, and when state
+    /// messages were refused, the applications send the peer their state again.
+    func roomFreed(for peer: PeerRecord) {
+        streams.roomFreed(for: peer.id)
+        guard peer.reliable.takeResynchronisation() else { return }
+        logger.debug("re-synchronising \(peer.name) after refused state messages", metadata: ["peer": "\(peer.id)"])
+        applications.forEach { $0.peerMissedMessages(peer.id) }
     }
 
     /// Sends `message` on the unreliable channel if it gets through, on the reliable link otherwise.
@@ -36,7 +45,7 @@ extension SessionCore {
         if datagrams.route(of: peer.id) == .udp {
             datagrams.send(message, to: peer)
         } else {
-            sendSequenced(message, to: peer)
+            sendSequenced(message, to: peer, as: .state)
         }
     }
 

@@ -51,6 +51,8 @@ final class SessionCore {
     /// The listening channel of each transport, by name.
     private(set) var listeners: [String: any Channel] = [:]
     private var ticker: RepeatedTask?
+    /// Removes partial files of abandoned transfers from the inbox, hourly.
+    private var sweeper: RepeatedTask?
     /// Notices a flood could repeat, counted and rate-limited.
     var throttle = NoticeThrottle()
 
@@ -167,6 +169,7 @@ final class SessionCore {
             core.ticker = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
                 _ in bound.value.tick()
             }
+            core.sweepInbox()
             core.logger.debug(
                 "session started",
                 metadata: [
@@ -183,6 +186,7 @@ final class SessionCore {
         guard runState != .stopped else { return loop.makeSucceededVoidFuture() }
         runState = .stopped
         ticker?.cancel()
+        sweeper?.cancel()
         dialler.stop()
         invitations.stop(SessionError(.notRunning, "session stopped"))
         for outcome in roundTrips.failAll(SessionError(.notRunning, "session stopped")) { outcome.complete() }
@@ -216,6 +220,43 @@ final class SessionCore {
         applications.forEach { $0.tick(now: now) }
         expirePings(now: now)
         exchangeMembers(now: now)
+        expireDeliveries(now: now)
+    }
+
+    /// Removes the inbox's partial files older than their lifetime (``SessionConfiguration/partialFileLifetime``) now
+    /// and every hour.
+    private func sweepInbox() {
+        guard let directory = configuration.inbox, let lifetime = configuration.partialFileLifetime else { return }
+        let inbox = Inbox(directory: directory, gate: nil)
+        let logger = self.logger
+        sweeper = loop.scheduleRepeatedTask(initialDelay: .zero, delay: .hours(1)) { [loop] _ in
+            inbox.removePartialFiles(olderThan: lifetime, on: loop).whenSuccess { removed in
+                guard !removed.isEmpty else { return }
+                logger.debug(
+                    "removed \(removed.count) partial files of transfers abandoned for \(lifetime)",
+                    metadata: ["inbox": "\(directory)", "files": "\(removed)"])
+            }
+        }
+    }
+
+    /// Fails what waits for members away longer than the delivery timeout (see
+    /// ``SessionConfiguration/deliveryTimeout``); what the application hands them later fails by the next tick.
+    func expireDeliveries(now: NIODeadline) {
+        guard let timeout = configuration.deliveryTimeout?.timeAmount else { return }
+        for peer in peers.all {
+            guard peer.isMember, !peer.isConnected else {
+                peer.awaySince = nil
+                continue
+            }
+            let since = peer.awaySince ?? now
+            peer.awaySince = since
+            guard now - since >= timeout else { continue }
+            let seconds = Double((now - since).nanoseconds) / 1e9
+            streams.peerAway(
+                peer.id,
+                reason: "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) has been away for \(Int(seconds)) s "
+                    + "(the delivery timeout is \(Int(Double(timeout.nanoseconds) / 1e9)) s)")
+        }
     }
 
     /// A link's deadlines and heartbeats: a handshake that takes too long, a link gone silent, a heartbeat due.
@@ -339,7 +380,7 @@ final class SessionCore {
         case .ack(let sequence):
             if let peer = peers.peer(of: link) {
                 peer.reliable.peerAcknowledged(sequence)
-                streams.roomFreed(for: peer.id)
+                roomFreed(for: peer)
             }
         case .members(let members):
             if let peer = peers.peer(of: link) { receivedMembers(members, from: peer) }

@@ -19,8 +19,8 @@ public enum SessionNotice: Hashable, Sendable, CustomStringConvertible {
     case datagramsUnavailable(port: Int, reason: String)
     /// A peer's datagrams do not get through although it answers on its link: its unreliable messages use the link.
     case datagramsFallBack(PeerID, name: String)
-    /// What was sent to a peer that is away did not fit its replay buffer: the peer's applications are brought up to
-    /// date by their state when it is back, rather than by replay.
+    /// A peer's replay buffer is full (it is away, or slow to acknowledge): state messages to it are held back and its
+    /// applications are brought up to date by their state once it acknowledges; payloads wait and are never dropped.
     case replayBufferOverflowed(PeerID, name: String)
     /// The trusted devices could not be saved (a full disk, say): the file keeps the previous set; the next change
     /// saves again.
@@ -42,7 +42,7 @@ public enum SessionNotice: Hashable, Sendable, CustomStringConvertible {
         case .datagramsFallBack(let peer, let name):
             "datagrams do not get through to \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))"), though it answers on its link; using the link instead"
         case .replayBufferOverflowed(let peer, let name):
-            "the replay buffer for \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))") overflowed; it is re-synchronised when it is back"
+            "the replay buffer for \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))") is full: state messages to it are held back (payloads wait), and it is re-synchronised once it acknowledges"
         case .trustNotSaved(let detail):
             "cannot save the trusted devices: \(detail); the file keeps the previous set"
         }

@@ -13,21 +13,42 @@ struct ReliableChannel {
     private(set) var acknowledged: UInt64 = 0
     /// Unacknowledged frames sent to the peer.
     private(set) var replay: ReplayBuffer
-    /// Whether the replay buffer overflowed since the last resume: the peer must be re-synchronised.
+    /// Whether state messages were refused (the replay buffer was full): until the peer is re-synchronised, every
+    /// state message is, so that none arrives after a gap.
     private(set) var mustResynchronise = false
 
     init(maxMessages: Int, maxBytes: Int) {
         replay = ReplayBuffer(maxMessages: maxMessages, maxBytes: maxBytes)
     }
 
+    /// What a sequenced message is to the channel.
+    enum Content {
+        /// State its application can send again whole (a count, a position): refused while the replay buffer is full,
+        /// and the application asked for its state once there is room.
+        case state
+        /// A payload (data, a stream's chunk or control message): never refused, never dropped; it waited for room.
+        case payload
+    }
+
     /// Numbers an outgoing sequenced message and keeps its frame for resending. Returns the frame to write (a slice of
-    /// the replay buffer), or nil with `overflowed` when the replay buffer overflowed and did not keep it.
-    mutating func send(_ message: Message) throws(WireError) -> (frame: ByteBuffer?, overflowed: Bool) {
-        let sequence = nextSequence
-        let frame = try replay.append(message, sequence: sequence)
+    /// the replay buffer), or nil when a state message is refused: it takes no number, is not sent, and the peer is
+    /// to be re-synchronised (``takeResynchronisation()``).
+    mutating func send(_ message: Message, as content: Content) throws(WireError) -> ByteBuffer? {
+        guard content == .payload || !mustResynchronise else { return nil }
+        guard let frame = try replay.append(message, sequence: nextSequence, refusable: content == .state) else {
+            mustResynchronise = true
+            return nil
+        }
         nextSequence += 1
-        if frame == nil { mustResynchronise = true }
-        return (frame, frame == nil)
+        return frame
+    }
+
+    /// Whether the peer is due its applications' state again: messages were refused and the replay buffer has
+    /// emptied to half since. Answers true once per refusal.
+    mutating func takeResynchronisation() -> Bool {
+        guard mustResynchronise, replay.isHalfEmpty else { return false }
+        mustResynchronise = false
+        return true
     }
 
     /// Bytes kept for resending (sent and not acknowledged).
@@ -35,7 +56,7 @@ struct ReliableChannel {
 
     /// Whether `bytes` more in `messages` more frames fit the replay buffer.
     func hasRoom(bytes: Int, messages: Int) -> Bool {
-        replay.count + messages <= replay.maxMessages && replay.frames.readableBytes + bytes <= replay.maxBytes
+        replay.hasRoom(bytes: bytes, messages: messages)
     }
 
     /// Counts a sequenced message received from the peer; returns its number.
@@ -68,7 +89,8 @@ struct ReliableChannel {
     enum ResumeOutcome: Equatable {
         /// Resend these frames (possibly none); numbering goes on.
         case resend(ByteBuffer)
-        /// Messages from the peer were lost (it overflowed): `lost` of them. Numbering jumps; re-synchronise.
+        /// Messages from the peer were lost: `lost` of them. Numbering jumps; re-synchronise. (This implementation never
+        /// drops a numbered frame, but the wire format lets a sender do so; releases before 0.14 did.)
         case gap(lost: UInt64, resend: ByteBuffer)
     }
 
@@ -80,7 +102,6 @@ struct ReliableChannel {
         // `nextSequence` is the oldest frame kept): resend from there.
         let from = replay.count > 0 ? max(peer.received, replay.firstSequence - 1) : peer.received
         let resend = replay.frames(after: from) ?? ByteBuffer()
-        mustResynchronise = false
         if peer.nextSequence > received + 1 {
             let lost = peer.nextSequence - received - 1
             received = peer.nextSequence - 1

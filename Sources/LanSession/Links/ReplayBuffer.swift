@@ -4,9 +4,12 @@ import WireCodec
 /// The frames of sequenced messages sent to one peer and not yet acknowledged, kept to resend after a reconnect.
 ///
 /// Frames are stored back to back in one buffer (they delimit themselves with their length prefix), so appending
-/// allocates nothing once the buffer has grown, and a replay is one write of a slice. It is bounded in messages and
-/// bytes; a frame that would pass either bound clears it instead and marks it as having overflowed, so that the two
-/// peers re-synchronise their state rather than resend.
+/// allocates nothing once the buffer has grown, and a replay is one write of a slice. A frame it keeps is never dropped
+/// before the peer acknowledges it. It is bounded in messages and bytes for *state* (a message its application can
+/// send again whole, such as a count): a state frame that would pass either bound is refused, before it takes a
+/// number, and the application re-synchronises the peer once there is room. Payloads (data, stream chunks and the
+/// streams' own messages) are never refused: they wait for room before they come (``StreamMultiplexer``), so only the
+/// streams' few control messages may pass the bounds, by a little.
 struct ReplayBuffer {
     /// Most frames kept.
     let maxMessages: Int
@@ -18,8 +21,6 @@ struct ReplayBuffer {
     private(set) var firstSequence: UInt64 = 1
     /// Frames kept.
     private(set) var count = 0
-    /// Frames dropped unacknowledged since the buffer was created or last reset.
-    private(set) var dropped: UInt64 = 0
 
     init(maxMessages: Int, maxBytes: Int, allocator: ByteBufferAllocator = ByteBufferAllocator()) {
         precondition(maxMessages > 0 && maxBytes > 0)
@@ -29,23 +30,26 @@ struct ReplayBuffer {
     }
 
     /// Encodes `message` straight into the buffer as message number `sequence` and returns the frame as a slice of
-    /// the buffer (no copy, no allocation once the buffer has grown); nil when the buffer overflowed instead.
-    mutating func append(_ message: Message, sequence: UInt64) throws(WireError) -> ByteBuffer? {
+    /// the buffer (no copy, no allocation once the buffer has grown); nil, and nothing kept, for a state message
+    /// (`refusable`) that does not fit the bounds.
+    mutating func append(_ message: Message, sequence: UInt64, refusable: Bool) throws(WireError) -> ByteBuffer? {
         let size = try StreamFraming.frameSize(of: message)
+        if refusable, !hasRoom(bytes: size, messages: 1) { return nil }
         if count == 0 { firstSequence = sequence }
         precondition(sequence == firstSequence + UInt64(count), "sequence \(sequence) does not follow the last one")
-        guard count < maxMessages, frames.readableBytes + size <= maxBytes else {
-            dropped += UInt64(count) + 1
-            frames.clear()
-            count = 0
-            firstSequence = sequence + 1
-            return nil
-        }
         let start = frames.writerIndex
         try frames.writeFrame(message)
         count += 1
         return frames.getSlice(at: start, length: size)
     }
+
+    /// Whether `bytes` more in `messages` more frames fit the bounds.
+    func hasRoom(bytes: Int, messages: Int) -> Bool {
+        count + messages <= maxMessages && frames.readableBytes + bytes <= maxBytes
+    }
+
+    /// Whether at most half of each bound is taken: room enough to send the state of an application again.
+    var isHalfEmpty: Bool { count <= maxMessages / 2 && frames.readableBytes <= maxBytes / 2 }
 
     /// Forgets every frame up to and including `sequence`.
     mutating func acknowledge(upTo sequence: UInt64) {

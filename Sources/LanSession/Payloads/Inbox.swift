@@ -46,6 +46,15 @@ struct Inbox {
         NIOThreadPool.singleton.submit { _ in file.remove() }
     }
 
+    /// Removes, off the loop, the partial files whose last write is older than `lifetime`: transfers abandoned for
+    /// good. Succeeds with the names removed.
+    func removePartialFiles(olderThan lifetime: Duration, on loop: any EventLoop) -> EventLoopFuture<[String]> {
+        let directory = self.directory
+        return NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () -> [String] in
+            ResourceFile.removeFiles(in: directory, prefix: ".partial-", olderThan: lifetime)
+        }
+    }
+
     // MARK: - Names
 
     /// The last path component of `name`, if it is a usable file name.

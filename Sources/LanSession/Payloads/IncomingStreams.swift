@@ -257,11 +257,16 @@ final class IncomingStreams {
             stream.buffered = []
             stream.bufferedHead = 0
             if stream.kind == .resource || stream.reader != nil { incoming[key] = nil }
-            stream.reader?.fail(SessionError(.cancelled, "the opener ended the stream: \(end.describe)"))
+            // Cancelled: the partial file goes. Failed (the opener gave up, say on a peer away too long): it stays, to
+            // be resumed when the opener sends the resource again.
+            let cancelled = end.status != .failed
+            stream.reader?.fail(
+                SessionError(cancelled ? .cancelled : .transferFailed, "the opener ended the stream: \(end.describe)"))
             stream.reader = nil
             if stream.kind == .resource {
-                if let file = stream.file { inbox?.remove(file) }
-                reportReceiving(stream, phase: .cancelled(byPeer: true, reason: end.reason))
+                if cancelled, let file = stream.file { inbox?.remove(file) }
+                reportReceiving(
+                    stream, phase: cancelled ? .cancelled(byPeer: true, reason: end.reason) : .failed(end.describe))
             }
         } else if stream.kind == .resource {
             writePending(stream)
@@ -277,6 +282,18 @@ final class IncomingStreams {
         for (key, stream) in incoming where key.peer == peer {
             incoming[key] = nil
             stream.reader?.fail(SessionError(.transferFailed, reason))
+            stream.reader = nil
+            if stream.kind == .resource { reportReceiving(stream, phase: .failed(reason)) }
+        }
+    }
+
+    /// The streams from `peer` (away too long) fail; the opener is told when it is back. A partial file stays, to be
+    /// resumed when the opener sends the resource again.
+    func peerAway(_ peer: PeerID, reason: String) {
+        for (key, stream) in incoming where key.peer == peer {
+            incoming[key] = nil
+            delegate?.sendStreamEnd(key.id, to: peer, fromOpener: false, .failed, reason: reason)
+            stream.reader?.fail(SessionError(.timedOut, reason))
             stream.reader = nil
             if stream.kind == .resource { reportReceiving(stream, phase: .failed(reason)) }
         }

@@ -256,6 +256,19 @@ final class OutgoingStreams {
         }
     }
 
+    /// What waits for `peer` (away too long) fails: its streams end, the receiver told when it is back, and the data
+    /// waiting for room on its channel.
+    func peerAway(_ peer: PeerID, reason: String) {
+        let error = SessionError(.timedOut, reason)
+        for (key, stream) in outgoing where key.peer == peer {
+            outgoing[key] = nil
+            delegate?.sendStreamEnd(key.id, to: peer, fromOpener: true, .failed, reason: reason)
+            fail(stream, error)
+            if stream.kind == .resource { reportSending(stream, phase: .failed(reason)) }
+        }
+        for pending in outboxes.removeValue(forKey: peer) ?? [] { pending.promise.fail(error) }
+    }
+
     /// Whether a stream of this key is under way.
     func has(_ key: StreamKey) -> Bool { outgoing[key] != nil }
 

@@ -192,6 +192,29 @@ final class ResourceFile: @unchecked Sendable {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Removes the regular files of `directory` whose names start with `prefix` and whose last write is older than
+    /// `age`; returns their names. Files it cannot read or remove stay.
+    static func removeFiles(in directory: String, prefix: String, olderThan age: Duration) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let cutoff = Int64(now.tv_sec) - age.components.seconds
+        var removed: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix) else { continue }
+            let path = "\(directory)/\(name)"
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_mtim.tv_sec) < cutoff
+            else { continue }
+            if unlink(path) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
     static func error(_ what: String) -> SessionError {
         let code = errno
         return SessionError(.io, "\(what): \(String(cString: strerror(code))) (errno \(code))")

@@ -141,6 +141,14 @@ final class StreamMultiplexer {
         }
     }
 
+    /// What waits for `peer`, a member away too long, fails with `reason` (``SessionError/Code/timedOut``): data
+    /// waiting for room, and streams both ways; the peer is told of each stream's end when it is back. Partial files
+    /// stay, to be resumed.
+    func peerAway(_ peer: PeerID, reason: String) {
+        outgoing.peerAway(peer, reason: reason)
+        incoming.peerAway(peer, reason: reason)
+    }
+
     /// Every stream with `peer` ends: it restarted or left, and what it held died with it. Partial files stay; data
     /// waiting for room fails.
     func peerGone(_ peer: PeerID, reason: String) {

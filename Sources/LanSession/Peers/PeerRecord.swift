@@ -28,6 +28,8 @@ final class PeerRecord {
     var notConnectedReason: PeerConnectionState.Reason?
     /// The last connection state published for it.
     var publishedConnection: PeerConnectionState?
+    /// Since when it has been away (a member with no link), as the tick saw it.
+    var awaySince: NIODeadline?
 
     init(id: PeerID, replayBufferMessages: Int, replayBufferBytes: Int) {
         self.id = id
