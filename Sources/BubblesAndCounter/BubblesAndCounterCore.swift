@@ -56,6 +56,11 @@ final class BubblesAndCounterCore: SessionApplication {
     ]
 
     func received(_ message: Message, from peer: PeerID, reliably: Bool) {
+        // Only moves travel unreliably (docs/wire-format.md, section 11.6); the rest must come in order, exactly once.
+        if !reliably, message.kind != .move {
+            context.logger.debug("ignoring \(message.kind) from \(context.name(of: peer)) in a datagram")
+            return
+        }
         switch message {
         case .handshake, .negotiate, .negotiateConfirm:
             // The original app's greeting repeats the hello's name; player indexes follow from membership.

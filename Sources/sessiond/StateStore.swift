@@ -142,33 +142,10 @@ final class StateStore: LocalCountStore {
 
     /// Writes a temporary file, fsyncs it, renames it over `url` and fsyncs the directory.
     private func writeDurably(_ text: String, to url: URL) throws(StateError) {
-        let temporary = url.appendingPathExtension("tmp")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StateError(temporary.path, "cannot create it: \(Self.errnoText())") }
-        var failure: String?
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if written < 0 {
-            failure = "cannot write it: \(Self.errnoText())"
-        } else if written != bytes.count {
-            failure = "cannot write it: wrote \(written) of \(bytes.count) bytes"
-        } else if fsync(fd) != 0 {
-            failure = "cannot sync it: \(Self.errnoText())"
-        }
-        close(fd)
-        if let failure {
-            unlink(temporary.path)
-            throw StateError(temporary.path, failure)
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            let text = Self.errnoText()
-            unlink(temporary.path)
-            throw StateError(url.path, "cannot replace it: \(text)")
-        }
-        let directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
+        do {
+            try AtomicFile.write(Array(text.utf8), to: url.path)
+        } catch {
+            throw StateError(url.path, error.message)
         }
     }
 

@@ -229,17 +229,23 @@ struct EndToEndTests {
         "\(bubble["view"] ?? "?"):\(bubble["holder"] ?? "free")@\(bubble["x"] ?? "?"),\(bubble["y"] ?? "?")"
     }
 
-    @Test(
-        "UDP lost from the holder's host only: its peer's route falls back within a second and the bubble follows; it returns to UDP when datagrams get through"
-    )
-    func oneWayDatagramLoss() async throws {
+    /// Two hosts connected, host 1's route to host 2 on UDP; `route()` reads it again.
+    func pairOnUDP() async throws -> (Cluster, route: () -> String?) {
         let cluster = try Cluster(hosts: 2)
         try cluster.start(1)
         try cluster.start(2)
         #expect(await waitUntil(.seconds(10), every: .milliseconds(50)) { cluster.connectedPeers(1) == 1 })
         let id2 = try cluster.peerID(2)
-        func route() -> String? { cluster.peers(1)[id2]?["unreliable"] as? String }
+        let route = { cluster.peers(1)[id2]?["unreliable"] as? String }
         #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { route() == "udp" })
+        return (cluster, route)
+    }
+
+    @Test(
+        "UDP lost from the holder's host only: its peer's route falls back within a second and the bubble follows; it returns to UDP when datagrams get through"
+    )
+    func oneWayDatagramLoss() async throws {
+        let (cluster, route) = try await pairOnUDP()
         _ = try cluster.client(1, ["bubble", "pickup", "0"])
         _ = await waitUntil(.seconds(5), every: .milliseconds(50)) { bubbles(cluster, 2)?[0]["holder"] != nil }
         _ = try cluster.client(1, ["bubble", "move", "0", "60", "60"])
@@ -270,7 +276,7 @@ struct EndToEndTests {
             2, ["sh", "-c", "ip rule add pref 0 lookup local && ip rule del pref 100 && ip rule del pref 10"])
         #expect(
             await waitUntil(.seconds(6), every: .milliseconds(50)) { route() == "udp" },
-            "did not return to udp: \(cluster.peers(1)[id2] ?? [:])")
+            "did not return to udp: \(cluster.peers(1))")
         _ = try cluster.client(1, ["bubble", "move", "0", "90", "90"])
         #expect(
             await waitUntil(.seconds(2), every: .milliseconds(20)) { bubbles(cluster, 2)?[0]["x"] as? Double == 90 })
@@ -280,13 +286,7 @@ struct EndToEndTests {
         "sends the system refuses (EINVAL) close the datagram socket: it is opened again, and the route comes back to UDP"
     )
     func datagramSocketReopens() async throws {
-        let cluster = try Cluster(hosts: 2)
-        try cluster.start(1)
-        try cluster.start(2)
-        #expect(await waitUntil(.seconds(10), every: .milliseconds(50)) { cluster.connectedPeers(1) == 1 })
-        let id2 = try cluster.peerID(2)
-        func route() -> String? { cluster.peers(1)[id2]?["unreliable"] as? String }
-        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { route() == "udp" })
+        let (cluster, route) = try await pairOnUDP()
         // A blackhole rule on host 1 for UDP to the daemons' port: every send there fails with EINVAL.
         let rule = ["ip", "rule", "add", "ipproto", "udp", "dport", "47000", "blackhole"]
         #expect(try cluster.lab.run(1, rule).status == 0)

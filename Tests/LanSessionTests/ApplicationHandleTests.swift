@@ -43,6 +43,38 @@ struct ApplicationHandleTests {
         await #expect(throws: SessionError.self) { _ = try await appB.call { $0.calls } }
     }
 
+    @Test("an application's own kind sent unreliably travels in a datagram and reaches the application that takes it")
+    func ownKindByDatagram() async throws {
+        let a = try makeSession(1)
+        let b = try makeSession(2)
+        let appA = try await a.addApplication { MessageRecorder(kinds: [.negotiateConfirm], context: $0) }
+        let appB = try await b.addApplication { MessageRecorder(kinds: [.negotiateConfirm], context: $0) }
+        #expect(try await connectedMesh([a, b]))
+        #expect(try await waitUntil { try await a.peers().first?.unreliable == .udp })
+        try await appA.call { $0.context?.sendToConnectedPeers(.negotiateConfirm(playerIndex: 3), reliably: false) }
+        #expect(try await waitUntil { try await appB.call { $0.messages.count } == 1 })
+        let calls = try await appB.call { $0.calls }
+        #expect(calls.contains(.received(.negotiateConfirm(playerIndex: 3), from: PeerID(1), reliably: false)))
+        await stopAll([a, b])
+    }
+
+    @Test("an unreliable message too large for a datagram goes on the reliable channel rather than nowhere")
+    func tooLargeForADatagram() async throws {
+        let (a, appA) = try await session(1)
+        let (b, appB) = try await session(2)
+        #expect(try await connectedMesh([a, b]))
+        #expect(try await waitUntil { try await a.peers().first?.unreliable == .udp })
+        let large = [UInt8](repeating: 9, count: Wire.maxDatagramLength)
+        try await appA.call {
+            $0.context?.sendToConnectedPeers(.appMessage(AppMessage(app: 7, bytes: large)), reliably: false)
+        }
+        #expect(try await waitUntil { try await appMessages(appB).count == 1 })
+        let calls = try await appB.call { $0.calls }
+        #expect(
+            calls.contains(.received(.appMessage(AppMessage(app: 7, bytes: large)), from: PeerID(1), reliably: true)))
+        await stopAll([a, b])
+    }
+
     @Test("an appMessage goes only to peers that announce them; other messages still reach those")
     func capability() async throws {
         let (session, app) = try await session(1)
@@ -63,6 +95,34 @@ struct ApplicationHandleTests {
         }
         #expect(received.contains(.data([9])))
         #expect(!received.contains { $0.kind == .appMessage }, "the old peer would have closed the link on it")
+        await session.stop()
+    }
+
+    @Test("a peer that restarts before its old link is seen to close is greeted again, as a newcomer")
+    func restartedPeerGreetedAgain() async throws {
+        let (session, app) = try await session(1)
+        let events = EventRecorder(session)
+        let port = try await session.start()
+        func join(incarnation: UInt64) throws -> RawPeer {
+            let raw = try RawPeer(port: port)
+            try raw.send(
+                .hello(Hello(peerID: PeerID(77), incarnation: incarnation, displayName: "raw", sessionName: "test")))
+            try raw.send(.invitation(Invitation()))
+            while let message = raw.receive() { if case .resume = message { break } }
+            try raw.send(.resume(Resume(received: 0, nextSequence: 1)))
+            return raw
+        }
+        let first = try join(incarnation: 1)
+        #expect(await events.wait { $0.contains(.peerConnected(PeerID(77), name: "raw")) })
+        let second = try join(incarnation: 2)  // the first link is still open: the session learns of it from this hello
+        let greeted = await waitUntil {
+            (try? await app.call { $0.calls.filter { $0 == .peerConnected(PeerID(77)) }.count }) == 2
+        }
+        #expect(greeted, "what a newcomer is sent, sent again to the new incarnation")
+        let calls = try await app.call { $0.calls }
+        #expect(calls.contains(.peerRestarted(PeerID(77))))
+        _ = first
+        _ = second
         await session.stop()
     }
 }

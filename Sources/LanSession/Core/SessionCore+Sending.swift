@@ -40,12 +40,11 @@ extension SessionCore {
         applications.forEach { $0.peerMissedMessages(peer.id) }
     }
 
-    /// Sends `message` on the unreliable channel if it gets through, on the reliable link otherwise.
+    /// Sends `message` on the unreliable channel if it gets through and fits a datagram, on the reliable link otherwise.
     func sendUnreliable(_ message: Message, to peer: PeerRecord) {
-        if datagrams.route(of: peer.id) == .udp {
-            datagrams.send(message, to: peer)
-        } else {
-            sendSequenced(message, to: peer, as: .state)
+        // One too large for a datagram goes reliably: what may be lost may also arrive.
+        guard datagrams.route(of: peer.id) == .udp, datagrams.send(message, to: peer) else {
+            return sendSequenced(message, to: peer, as: .state)
         }
     }
 

@@ -114,30 +114,35 @@ final class DatagramRouter {
     // MARK: - Sending
 
     /// Sends `message` to `peer` in a datagram of its own, on its active link's route; nothing when it has none.
-    func send(_ message: Message, to peer: PeerRecord) {
+    /// False when the message does not fit a datagram (`Wire.maxDatagramLength` before sealing): nothing was sent.
+    @discardableResult
+    func send(_ message: Message, to peer: PeerRecord) -> Bool {
         guard let channel, let address = routes[peer.id]?.address, let link = peer.active,
             let token = link.machine.token
-        else { return }
-        routes[peer.id]!.sequence &+= 1
-        send(
-            message, header: DatagramHeader(linkToken: token, sequence: routes[peer.id]!.sequence), to: address,
-            on: channel, link: link)
+        else { return true }
+        let header = DatagramHeader(linkToken: token, sequence: routes[peer.id]!.sequence &+ 1)
+        guard send(message, header: header, to: address, on: channel, link: link) else { return false }
+        routes[peer.id]!.sequence = header.sequence
+        return true
     }
 
-    /// Sends one message in one datagram, sealed with the link's keys when it has them.
+    /// Sends one message in one datagram, sealed with the link's keys when it has them; false when it is too large.
+    @discardableResult
     private func send(
         _ message: Message, header: DatagramHeader, to address: SocketAddress, on channel: any Channel, link: Link
-    ) {
+    ) -> Bool {
         var buffer = channel.allocator.buffer(capacity: 32)
         buffer.writeDatagramHeader(header)
         do {
             try buffer.writeFrame(message)
         } catch {
             logger.debug("cannot encode \(message.kind): \(error)")
-            return
+            return true
         }
+        guard buffer.readableBytes <= Wire.maxDatagramLength else { return false }  // sealing adds its 24 bytes
+
         if let security = link.security {
-            guard var sealer = security.datagramSealer else { return }
+            guard var sealer = security.datagramSealer else { return true }
             let headerLength = header.size
             let sealed = buffer.withUnsafeReadableBytes { raw in
                 Result { () throws(LinkCryptoError) in
@@ -151,10 +156,11 @@ final class DatagramRouter {
             case .success(let bytes): buffer = channel.allocator.buffer(bytes: bytes)
             case .failure(let error):
                 logger.debug("cannot seal a datagram to \(address): \(error)")
-                return
+                return true
             }
         }
         channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+        return true
     }
 
     // MARK: - Receiving
@@ -227,7 +233,11 @@ final class DatagramRouter {
                     delegate?.datagramRoute(of: peer, asks: actions)
                 }
                 _ = delegate?.datagramPingAnswered(pong, at: now)
-            case .move, .data, .appMessage:
+            case .data, .appMessage:
+                guard peer.isConnected else { continue }
+                delegate?.datagramDelivered(message, from: peer)
+            case _ where message.kind.isApplicationCommand:
+                // `move`, and any kind of an application's own (0x20...0x2F): the application takes it or not.
                 guard peer.isConnected else { continue }
                 delegate?.datagramDelivered(message, from: peer)
             default:
