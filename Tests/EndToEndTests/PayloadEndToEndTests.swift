@@ -50,6 +50,50 @@ struct PayloadEndToEndTests {
         #expect(refused.stderr.contains("h2") && refused.stderr.contains("h3"), "members listed: \(refused.stderr)")
     }
 
+    @Test(
+        "host 2 away past host 1's --delivery-timeout: a push to it fails with the reason; data already sent arrives, once, when it is back"
+    )
+    func awayPastTheDeliveryTimeout() async throws {
+        let cluster = try Cluster(hosts: 2)
+        try cluster.start(1, extra: ["--delivery-timeout", "2"])
+        try cluster.start(2)
+        #expect(await waitUntil(.seconds(10), every: .milliseconds(50)) { cluster.connectedPeers(1) == 1 })
+        let two = try cluster.watch(2)
+        defer { two.stop() }
+        let file = try cluster.lab.run(1, ["sh", "-c", "head -c 1000000 /dev/urandom > /run/away.bin"])
+        #expect(file.status == 0)
+        try cluster.lab.setLink(2, up: false)
+        defer { try? cluster.lab.setLink(2, up: true) }
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.connectedPeers(1) == 0 })
+        let away = ContinuousClock.now
+        _ = try cluster.client(1, ["send", "h2", "--text", "sent while away"])
+        let push = try cluster.lab.run(1, [Cluster.client, "push", "/run/away.bin", "--to", "h2"], timeout: 20)
+        let failedAfter = ContinuousClock.now - away
+        print("measured: a push to a member away failed \(failedAfter) after it went (delivery timeout 2 s)")
+        #expect(push.status != 0, "the push to an absent member did not fail")
+        #expect(push.stderr.contains("away"), "\(push.stderr)")
+        #expect(failedAfter < .seconds(5))
+        try cluster.lab.setLink(2, up: true)
+        func texts() -> [String] {
+            two.events.filter { $0["event"] as? String == "data" }.compactMap { $0["text"] as? String }
+        }
+        let arrived = await waitUntil(.seconds(10), every: .milliseconds(50)) { !texts().isEmpty }
+        #expect(arrived)
+        // It learns that the transfer failed; nothing is half done on either side.
+        #expect(
+            await waitUntil(.seconds(5), every: .milliseconds(50)) {
+                two.events.contains { event in
+                    (event["transfer"] as? [String: Any])?["phase"] as? String == "failed"
+                }
+            }, "host 2 was not told: \(two.events.filter { $0["event"] as? String == "transfer" })")
+        #expect(texts() == ["sent while away"])
+        for host in 1...2 {
+            let underWay = try cluster.control(host).call(
+                ControlRequest(command: "transfers"), as: [TransferResult].self)
+            #expect(underWay.isEmpty, "host \(host) has transfers under way: \(underWay)")
+        }
+    }
+
     @Test("a 200 MB file pushed from host 1 lands on host 2 intact, with progress, while increments keep flowing")
     func bigPush() async throws {
         let cluster = try await Cluster.mesh(3)
