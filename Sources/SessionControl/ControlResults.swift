@@ -209,7 +209,7 @@ public struct BenchResult: Codable, Hashable, Sendable {
 /// One event of `watch`: `event` names it; the other fields depend on it.
 public struct EventResult: Codable, Hashable, Sendable {
     /// peerConnected, peerLost, peerLeft, linkChanged, counter, pickUp, holder, move, drop, layout, invitation,
-    /// declined, peerState, resynchronised, data, streamOpened, transfer, notice (reason: what it says),
+    /// declined, peerState, resynchronised, unacknowledged, data, streamOpened, transfer, notice (reason: what it says),
     /// countClaimedAbove (count: the claim, total: this peer's own count), eventsMissed, pairingRequested
     /// (fingerprint, code), paired, pairingEnded (reason), introduced (holder: by whom), unpaired (holder: by whom).
     public var event: String

@@ -35,6 +35,9 @@ extension EventResult {
             return "declined by \(by)" + (reason.map { ": \($0)" } ?? "")
         case "resynchronised":
             return "resynchronised with \(peer) after losing \(count.map(String.init) ?? "?") messages"
+        case "unacknowledged":
+            return
+                "\(peer) restarted before acknowledging \(count.map(String.init) ?? "?") data messages: they may not have reached it"
         case "data":
             let body = text.map { Output.oneLine($0) } ?? "\(count.map(String.init) ?? "?") bytes (binary)"
             return "data from \(peer)\(channel == "unreliable" ? " (unreliable)" : ""): \(body)"

@@ -302,6 +302,10 @@ struct ControlDispatcher: Sendable {
             result = EventResult(event: "resynchronised")
             result.peerID = id.description
             result.count = lost
+        case .unacknowledged(let id, let messages):
+            result = EventResult(event: "unacknowledged")
+            result.peerID = id.description
+            result.count = messages
         case .data(let id, let bytes, let reliable):
             result = EventResult(event: "data")
             result.peerID = id.description

@@ -47,7 +47,10 @@ final class OperatorLog: Sendable {
         case .invitation(let request):
             logger.notice("\(request.displayName) (\(request.peerID)) asks to join: invitation \(request.id)")
         case .resynchronised(let id, let lost):
-            logger.warning("\(lost) messages from \(name(id)) were lost (its replay buffer overflowed); state merged")
+            logger.warning("\(lost) messages from \(name(id)) were lost (it dropped them unsent); state merged")
+        case .unacknowledged(let id, let messages):
+            logger.warning(
+                "\(name(id)) restarted before acknowledging \(messages) data messages: they may not have reached it")
         case .peerState(let info):
             if !info.name.isEmpty { names.withLock { $0[info.peerID] = info.name } }
         case .notice(let notice):

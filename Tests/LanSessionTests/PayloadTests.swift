@@ -421,4 +421,32 @@ struct PayloadTests {
         #expect(left == [names[1], names[2]])
         await stopAll([session])
     }
+
+    @Test("data sent to a member while it was away reaches it after it restarted; none is doubled")
+    func dataToARestartedPeer() async throws {
+        let slow: (inout SessionConfiguration) -> Void = {
+            $0.reconnectInitialDelay = .seconds(3)
+            $0.reconnectMaximumDelay = .seconds(5)
+        }
+        let a = try makeSession(1, configure: slow)
+        let b = try makeSession(2, configure: slow)
+        let eventsA = EventRecorder(a)
+        try await mesh([a, b])
+        #expect(try await waitUntil { try await a.connectedPeers().count == 1 })
+        try await a.send(Array("before".utf8), to: [b.peerID])
+        try await a.dropLink(to: b.peerID)
+        #expect(await eventsA.wait { $0.contains(.peerLost(b.peerID)) })
+        for index in 0..<3 { try await a.send(Array("while away \(index)".utf8), to: [b.peerID]) }
+        await b.stop()  // no link left: it goes without a word, as a killed process does
+        let restarted = try makeSession(2)
+        let eventsB = EventRecorder(restarted)
+        try await restarted.start()
+        try await restarted.connect(to: await a.endpoint)
+        let expected = (0..<3).map { Array("while away \($0)".utf8) }
+        #expect(await eventsB.wait { payloads($0).count >= 3 }, "got \(payloads(eventsB.events).count)")
+        try await a.send(Array("after".utf8), to: [b.peerID])
+        #expect(await eventsB.wait { payloads($0).last == Array("after".utf8) })
+        #expect(payloads(eventsB.events) == expected + [Array("after".utf8)])
+        await stopAll([a, restarted])
+    }
 }

@@ -167,9 +167,18 @@ extension SessionCore {
                 perform(old.machine.leave(.replaced), on: old)
                 detach(old, from: peer)
             }
-            peer.reliable.peerRestarted()
+            let (unsent, inDoubt) = peer.reliable.peerRestarted()
             applications.forEach { $0.peerRestarted(peer.id) }
             streams.peerGone(peer.id, reason: "\(peer.name) restarted")
+            // Data that never left this process goes to the new incarnation, first; data its old one did not
+            // acknowledge may or may not have reached its application: the application is told how much.
+            for message in unsent { sendSequenced(message, to: peer, as: .payload) }
+            if inDoubt > 0 {
+                logger.debug(
+                    "\(inDoubt) data messages to \(peer.name) were not acknowledged before it restarted",
+                    metadata: ["peer": "\(peer.id)", "resent": "\(unsent.count)"])
+                events.yield(.unacknowledged(peer.id, messages: UInt64(inDoubt)))
+            }
         }
         peer.incarnation = hello.incarnation
 

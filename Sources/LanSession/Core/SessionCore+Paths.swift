@@ -86,6 +86,7 @@ extension SessionCore {
             link.liveness.didSend(at: .now())
             writer.writeNow(resend, on: link)  // after the activation's resume
         }
+        peer.reliable.wroteAll()
         roomFreed(for: peer)
         publishLink(link, of: peer)
         datagrams.follow(link, of: peer, now: .now())

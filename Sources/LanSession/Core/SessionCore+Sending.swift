@@ -29,6 +29,7 @@ extension SessionCore {
         guard let link = peer.dataLink else { return }
         link.liveness.didSend(at: .now())
         writer.writeSoon(frame, on: link)
+        peer.reliable.wroteAll()
     }
 
     /// Room came back on `peer`'s reliable channel (acknowledgements, a resume): waiting payloads go, and when state

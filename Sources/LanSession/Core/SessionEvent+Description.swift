@@ -13,6 +13,8 @@ extension SessionEvent: CustomStringConvertible {
         case .invitation(let request):
             "invitation \(request.id) from \(request.peerID) \"\(request.displayName)\" (\(request.context.count) bytes of context)"
         case .resynchronised(let peer, let lost): "resynchronised with \(peer) after losing \(lost) messages"
+        case .unacknowledged(let peer, let messages):
+            "\(peer) restarted before acknowledging \(messages) data messages: they may not have reached it"
         case .data(let peer, let bytes, let reliable):
             "data from \(peer): \(bytes.count) bytes, \(reliable ? "reliable" : "unreliable")"
         case .streamOpened(let stream): "\(stream) opened"

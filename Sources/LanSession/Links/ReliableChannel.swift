@@ -11,6 +11,8 @@ struct ReliableChannel {
     private(set) var received: UInt64 = 0
     /// Highest sequence number acknowledged to the peer.
     private(set) var acknowledged: UInt64 = 0
+    /// Highest sequence number written on a link at least once (frames above it never left this process).
+    private(set) var written: UInt64 = 0
     /// Unacknowledged frames sent to the peer.
     private(set) var replay: ReplayBuffer
     /// Whether state messages were refused (the replay buffer was full): until the peer is re-synchronised, every
@@ -49,6 +51,11 @@ struct ReliableChannel {
         guard mustResynchronise, replay.isHalfEmpty else { return false }
         mustResynchronise = false
         return true
+    }
+
+    /// Every frame numbered so far was written on a link.
+    mutating func wroteAll() {
+        written = nextSequence - 1
     }
 
     /// Bytes kept for resending (sent and not acknowledged).
@@ -110,12 +117,29 @@ struct ReliableChannel {
         return .resend(resend)
     }
 
-    /// The peer restarted (new incarnation): both directions start over.
-    mutating func peerRestarted() {
+    /// The peer restarted (new incarnation): both directions start over. Returns the `data` messages kept for it that
+    /// never left this process (its old incarnation cannot have had them), to send to the new one, and how many data
+    /// messages were written but not acknowledged (the old incarnation may or may not have delivered them).
+    mutating func peerRestarted() -> (unsent: [Message], inDoubt: Int) {
+        var unsent: [Message] = []
+        var inDoubt = 0
+        if replay.count > 0, let frames = replay.frames(after: replay.firstSequence - 1) {
+            var decoder = StreamDecoder(limits: WireLimits(maxFrameLength: Wire.absoluteMaxFrameLength))
+            decoder.append(contentsOf: frames.readableBytesView)
+            var sequence = replay.firstSequence
+            while case .some(let message) = try? decoder.next() {
+                if case .data = message {
+                    if sequence > written { unsent.append(message) } else { inDoubt += 1 }
+                }
+                sequence += 1
+            }
+        }
         nextSequence = 1
         received = 0
         acknowledged = 0
+        written = 0
         replay.reset(nextSequence: 1)
         mustResynchronise = false
+        return (unsent, inDoubt)
     }
 }

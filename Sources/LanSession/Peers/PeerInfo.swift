@@ -121,8 +121,12 @@ public enum SessionEvent: Hashable, Sendable {
     case declined(PeerID?, address: String, reason: DeclineReason)
     /// Someone asks to join (with ``InvitationPolicy/ask``).
     case invitation(InvitationRequest)
-    /// Messages from a peer were lost for good (its replay buffer overflowed); state was re-synchronised.
+    /// Messages from a peer were lost for good (it dropped them from its replay buffer: this implementation never
+    /// does, another may); state was re-synchronised.
     case resynchronised(PeerID, lost: UInt64)
+    /// A peer restarted before it acknowledged `messages` data messages sent to it: its previous incarnation may or
+    /// may not have handed them to its application. (Data it was never sent goes to the new incarnation.)
+    case unacknowledged(PeerID, messages: UInt64)
     /// An application's message from a peer, as sent with ``Session/send(_:to:reliably:)``.
     case data(from: PeerID, bytes: [UInt8], reliable: Bool)
     /// A peer opened a byte stream to this one: read it (once) to take its bytes.
