@@ -177,6 +177,7 @@ let package = Package(
             dependencies: [
                 "TestSupport", "SessionControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/Chaos"
         ),
