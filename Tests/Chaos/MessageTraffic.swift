@@ -37,6 +37,8 @@ final class MessageTraffic: Sendable {
         /// Messages whose text names another receiver than the host whose watcher saw them.
         var misdelivered = 0
         var refusals: [String: Int] = [:]
+        /// When each sender's watcher saw each receiver connect (`peerConnected`, or a link of it turn active).
+        var connected: [Pair: [ContinuousClock.Instant]] = [:]
     }
 
     let daemons: Daemons
@@ -66,6 +68,12 @@ final class MessageTraffic: Sendable {
             }
             state.receipts[Pair(from: from, to: to), default: []].append(Receipt(seq: seq, at: .now))
         }
+    }
+
+    /// What a watcher on host `host` saw: `peer` connected, or one of its links became the active one.
+    func connected(_ peer: String, on host: Int) {
+        guard let index = ids.firstIndex(of: peer) else { return }
+        state.withLock { $0.connected[Pair(from: host, to: index + 1), default: []].append(.now) }
     }
 
     /// Sends host `host`'s messages, one at a time, to each other host in turn, until `stop`.
@@ -159,12 +167,27 @@ final class MessageTraffic: Sendable {
                     }
                     let since = low > 0 ? firstSeen[low - 1].at : traffic
                     let until = low < firstSeen.count ? firstSeen[low].at : now
-                    let explained =
-                        timeline.started(.daemonDown, host: pair.from, within: attempt.started, until)
-                        || timeline.overlaps(.daemonDown, host: pair.to, since, until)
-                        || timeline.overlaps(.watcherAway, host: pair.to, since, until)
-                    if explained {
+                    // The sender's daemon was killed after the send began and before the gap closed: its replay
+                    // buffer went with it.
+                    let senderKilled = timeline.started(
+                        .daemonDown, host: pair.from, within: attempt.started, until)
+                    // The receiver's daemon was killed within the gap, and the message was sent before the sender
+                    // saw the receiver's new incarnation connect: it was kept for the old one (never sent to the
+                    // new one) or died with it.
+                    let receiverKilled = timeline.spans(.daemonDown, host: pair.to, startingWithin: since, until)
+                        .contains { kill in
+                            let restarted = kill.to ?? now
+                            let reconnected = state.connected[pair]?.first { $0 > restarted }
+                            return reconnected.map { attempt.started < $0 } ?? true
+                        }
+                    // The receiver's watcher was not subscribed at some moment between the send and the end of the
+                    // gap: the message may have arrived then.
+                    let unwatched = timeline.overlaps(.watcherAway, host: pair.to, attempt.started, until)
+                    if senderKilled || receiverKilled || unwatched {
                         counts.lostToRestart += 1
+                        if senderKilled { counts.lostToSenderRestart += 1 }
+                        if receiverKilled { counts.lostToReceiverRestart += 1 }
+                        if unwatched { counts.missedByWatcher += 1 }
                         // One line per gap: the numbers missing between two that arrived.
                         let gap = "h\(pair.from)>h\(pair.to) after #\(low > 0 ? firstSeen[low - 1].seq : 0)"
                         if let last = restartGaps.last, last.gap == gap {
@@ -182,7 +205,7 @@ final class MessageTraffic: Sendable {
                 }
             }
             counts.examples = Array(counts.examples.prefix(20))
-            counts.restartGaps = restartGaps.map {
+            counts.restartGaps = restartGaps.prefix(20).map {
                 "\($0.gap): \($0.count) missing, seen \($0.from) s and \($0.to) s into the traffic"
             }
             return counts
@@ -217,13 +240,17 @@ struct MessageCounts: Encodable {
     var lost = 0
     /// Acknowledged, never seen, explained by a kill -9 of the sender or the receiver (see --help).
     var lostToRestart = 0
+    /// Of those, how many each explanation covers (one message may have several).
+    var lostToSenderRestart = 0
+    var lostToReceiverRestart = 0
+    var missedByWatcher = 0
     /// Seen by a host they were not sent to.
     var misdelivered = 0
     /// Some of what went wrong, for people.
     var examples: [String] = []
     /// Why `send` was refused (the start of the error), and how often.
     var refusals: [String: Int] = [:]
-    /// The gaps counted as lostToRestart: after which number, how many, and between which receipts.
+    /// The first 20 gaps counted as lostToRestart: after which number, how many, and between which receipts.
     var restartGaps: [String] = []
 
     var passed: Bool { doubled == 0 && reordered == 0 && lost == 0 && misdelivered == 0 }

@@ -27,6 +27,12 @@ final class PayloadRun: Sendable {
                     guard let event = try? JSONDecoder().decode(EventResult.self, from: line) else { return }
                     switch event.event {
                     case "data": if let text = event.text { messages.received(text, on: host) }
+                    case "peerConnected", "linkChanged":
+                        // A link to the peer became its active one (after a restart of the peer: to its new
+                        // incarnation); a restart that is quicker than the loss of the old link shows only so.
+                        if let peer = event.peerID, event.event == "peerConnected" || event.state == "active" {
+                            messages.connected(peer, on: host)
+                        }
                     case "eventsMissed":
                         // Events this watcher never got: as if it had been away for an instant.
                         timeline.begin(.watcherAway, host: host)
@@ -114,8 +120,9 @@ struct PayloadReport: Encodable {
         let m = messages
         Swift.print(
             "messages: sent \(m.sent), acked \(m.acked), refused \(m.refused), delivered \(m.delivered), doubled "
-                + "\(m.doubled), reordered \(m.reordered), lost \(m.lost), lostToRestart \(m.lostToRestart), "
-                + "misdelivered \(m.misdelivered)")
+                + "\(m.doubled), reordered \(m.reordered), lost \(m.lost), lostToRestart \(m.lostToRestart) (sender killed "
+                + "\(m.lostToSenderRestart), receiver killed \(m.lostToReceiverRestart), watcher away "
+                + "\(m.missedByWatcher)), misdelivered \(m.misdelivered)")
         let s = streams
         Swift.print(
             "streams: started \(s.started), sent \(s.sent), opened \(s.opened), completed \(s.completed), failed "

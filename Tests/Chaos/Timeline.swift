@@ -45,6 +45,17 @@ final class Timeline: Sendable {
         }
     }
 
+    /// The spans of `kind` on `host` that started within `from...to`, with their ends (nil: still open).
+    func spans(
+        _ kind: Kind, host: Int, startingWithin from: ContinuousClock.Instant, _ to: ContinuousClock.Instant
+    ) -> [(from: ContinuousClock.Instant, to: ContinuousClock.Instant?)] {
+        spans.withLock { spans in
+            spans.filter { $0.kind == kind && $0.host == host && $0.from >= from && $0.from <= to }.map {
+                ($0.from, $0.to)
+            }
+        }
+    }
+
     /// A span of `kind` on `host` that overlaps `from...to` (an open span lasts until now).
     func overlaps(_ kind: Kind, host: Int, _ from: ContinuousClock.Instant, _ to: ContinuousClock.Instant) -> Bool {
         let now = ContinuousClock.now
