@@ -10,7 +10,8 @@ struct StreamFile: ParsableCommand {
         discussion: """
             Ends when every byte and the stream's end are on the reliable channel, printing the bytes sent and their \
             SHA-256. The peer's daemon takes byte streams only while a client listens there (session-client \
-            streams); otherwise it cancels the stream and this fails.
+            streams); otherwise it cancels the stream, and this fails (unless the whole stream fitted in the \
+            receiver's window, 256 KiB, before the cancellation came back: success here is not a receipt).
             """
     )
 
