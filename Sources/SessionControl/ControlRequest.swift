@@ -1,7 +1,7 @@
 /// One request on the control socket: a JSON object on one line.
 public struct ControlRequest: Codable, Hashable, Sendable {
     /// What to do: status, peers, increment, counter, watch, bubbles, pickup, move, drop, invitations, accept,
-    /// decline, bench, send, push, transfers, cancel, pair, pairings, devices, unpair.
+    /// decline, bench, send, push, stream, streams, transfers, cancel, pair, pairings, devices, unpair.
     public var command: String
     /// increment: how many presses (default 1); bench: how many round trips.
     public var count: Int?
@@ -15,7 +15,7 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var id: UInt64?
     /// decline: why, in words.
     public var reason: String?
-    /// bench, send, push: the peer, by peer id (16 hex digits) or name; send without one goes to every member.
+    /// bench, send, push, stream: the peer, by peer id (16 hex digits) or name; send without one goes to every member.
     /// pair, unpair: the device, by peer id.
     public var peer: String?
     /// bench: the transport ("lan").
@@ -26,9 +26,9 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var size: Int?
     /// send: the message, in base64.
     public var data: String?
-    /// push: the file's absolute path, as the daemon reads it.
+    /// push, stream: the file's absolute path, as the daemon reads it.
     public var path: String?
-    /// push: the name the receiver stores it under (default: the file's name).
+    /// push: the name the receiver stores it under; stream: the stream's name (default: the file's name).
     public var name: String?
     /// cancel: the transfer, as `transfers` lists it ("out:PEER/N" or "in:PEER/N").
     public var transfer: String?

@@ -361,3 +361,34 @@ public struct DeviceResult: Codable, Hashable, Sendable {
         self.version = version
     }
 }
+
+/// A byte stream: the last reply of `stream` (direction sending) and each line of `streams` (direction receiving).
+public struct StreamResult: Codable, Hashable, Sendable {
+    /// The other side.
+    public var peerID: String
+    /// The opener's name for the stream.
+    public var name: String
+    /// The stream's number, chosen by the opener.
+    public var id: UInt32
+    /// sending or receiving.
+    public var direction: String
+    /// opened, finished or failed.
+    public var phase: String
+    /// Bytes sent, or read, so far.
+    public var bytes: UInt64
+    /// finished: the SHA-256 (hex) of every byte of the stream.
+    public var sha256: String?
+    /// failed: why.
+    public var reason: String?
+    /// finished: seconds from the open to the end.
+    public var seconds: Double?
+
+    public init(peerID: String, name: String, id: UInt32, direction: String, phase: String, bytes: UInt64) {
+        self.peerID = peerID
+        self.name = name
+        self.id = id
+        self.direction = direction
+        self.phase = phase
+        self.bytes = bytes
+    }
+}

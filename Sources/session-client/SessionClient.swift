@@ -16,8 +16,8 @@ struct SessionClient: ParsableCommand {
         version: LanSessionVersion.current,
         subcommands: [
             Status.self, Peers.self, Increment.self, Counter.self, Watch.self, Bubble.self, Bubbles.self,
-            Invitations.self, Accept.self, Decline.self, Bench.self, Send.self, Push.self, Pair.self, Pairings.self,
-            Devices.self, Unpair.self,
+            Invitations.self, Accept.self, Decline.self, Bench.self, Send.self, Push.self, StreamFile.self,
+            Streams.self, Pair.self, Pairings.self, Devices.self, Unpair.self,
         ]
     )
 

@@ -11,6 +11,7 @@ struct ControlDispatcher: Sendable {
     let session: Session
     let app: BubblesAndCounterApp
     let hub: EventHub
+    let desk: StreamDesk
     let logger: Logger
 
     /// The reply line (without its newline) to `request`.
@@ -80,6 +81,8 @@ struct ControlDispatcher: Sendable {
                 return try await bench(request)
             case "send":
                 return try await send(request)
+            case "stream":
+                return try await stream(request)
             case "pair", "pairings", "devices", "unpair":
                 return try await trust(request)
             case "transfers":

@@ -94,6 +94,13 @@ final class ControlServer: Sendable {
                         try await watch(outbound: outbound)
                         return
                     }
+                    if request.command == "streams" {
+                        // Subscribed before the reply: a stream opened once the client has read it is its.
+                        let reports = dispatcher.desk.subscribe()
+                        try await outbound.write(ByteBuffer(bytes: Data(#"{"ok":true,"result":{}}"#.utf8) + [0x0A]))
+                        try await listen(reports, outbound: outbound, until: connection.channel.closeFuture)
+                        return
+                    }
                     var reply = await dispatcher.handle(request)
                     reply.append(0x0A)
                     try await outbound.write(ByteBuffer(bytes: reply))
@@ -152,6 +159,25 @@ final class ControlServer: Sendable {
         for await event in dispatcher.hub.subscribe() {
             guard let line = ControlDispatcher.encode(event) else { continue }
             try await outbound.write(ByteBuffer(bytes: line + [0x0A]))
+        }
+    }
+
+    /// Reports the byte streams the daemon takes while this client listens, until the client goes away (then the
+    /// daemon stops taking streams for it at once, not at its next report).
+    private func listen(
+        _ reports: AsyncStream<StreamResult>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        until closed: EventLoopFuture<Void>
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await report in reports {
+                    guard let line = try? JSONEncoder().encode(report) else { continue }
+                    try await outbound.write(ByteBuffer(bytes: line + [0x0A]))
+                }
+            }
+            group.addTask { try? await closed.get() }
+            try await group.next()
+            group.cancelAll()  // ends the subscription
         }
     }
 

@@ -210,7 +210,8 @@ struct SessionDaemon: AsyncParsableCommand {
             configuration.admission = admission == .open ? .open : .paired
         }
         configuration.trustedDevicesFile = store.trustedDevicesFile.path
-        configuration.acceptsByteStreams = false  // nothing here reads them; files go to the inbox
+        // Byte streams are taken while a client listens (`streams`) and cancelled otherwise; files go to the inbox.
+        configuration.acceptsByteStreams = true
         let inboxPath = inbox ?? store.directory.appendingPathComponent("inbox").path
         do {
             try FileManager.default.createDirectory(
@@ -260,7 +261,8 @@ struct SessionDaemon: AsyncParsableCommand {
         }
 
         let hub = EventHub()
-        let dispatcher = ControlDispatcher(session: session, app: app, hub: hub, logger: logger)
+        let desk = StreamDesk(logger: logger)
+        let dispatcher = ControlDispatcher(session: session, app: app, hub: hub, desk: desk, logger: logger)
         let control: ControlServer
         do {
             control = try await ControlServer.bind(path: controlPath, dispatcher: dispatcher, logger: logger)
@@ -276,7 +278,8 @@ struct SessionDaemon: AsyncParsableCommand {
         // to every peer, and the event pump ends with the session's events.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
-                service: EventPumpService(hub: hub, events: session.events, appEvents: app.events, log: operatorLog),
+                service: EventPumpService(
+                    hub: hub, desk: desk, events: session.events, appEvents: app.events, log: operatorLog),
                 successTerminationBehavior: .ignore),
             .init(service: session),
         ]
@@ -334,12 +337,17 @@ struct SessionDaemon: AsyncParsableCommand {
 /// Hands the session's events and the apps' to every watcher until the session ends.
 struct EventPumpService: Service {
     let hub: EventHub
+    let desk: StreamDesk
     let events: AsyncStream<SessionEvent>
     let appEvents: AsyncStream<BubblesAndCounterEvent>
     let log: OperatorLog
 
     func run() async throws {
-        await hub.pump(events, appEvents) { log.record($0) }  // ends when the session stopped
+        // Ends when the session stopped.
+        await hub.pump(events, appEvents) { event in
+            log.record(event)
+            if case .session(.streamOpened(let stream)) = event { desk.take(stream) }
+        }
         try? await gracefulShutdown()  // the group shuts services down in turn: wait for this one's
     }
 }

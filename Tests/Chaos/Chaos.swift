@@ -26,17 +26,37 @@ struct Chaos: AsyncParsableCommand {
     @Option(help: "Directory for the daemons' logs (info level), one file per host.") var logs: String?
     @Flag(help: "On failure, leave the lab and its daemons up (until the lab's time to live) to look at them.")
     var keep = false
+    @Flag(help: "Also send numbered messages, byte streams and files between every pair of hosts, and check them.")
+    var payloads = false
+    @Option(help: "With --payloads: milliseconds between one host's messages.") var messageInterval = 40
+    @Option(help: "With --payloads: milliseconds between one host's byte streams.") var streamInterval = 2000
+    @Option(help: "With --payloads: milliseconds between one host's files.") var fileInterval = 3000
+    @Option(help: "With --payloads: each host's link is shaped to this rate (tc tbf), so files take a while.")
+    var rate = "40mbit"
+    @Option(help: "Soak: run this many hours instead of --seconds (0.01...48), sampling every daemon.")
+    var hours: Double?
+
+    /// How long the faults and the traffic go on.
+    var duration: Int { hours.map { Int(($0 * 3600).rounded()) } ?? seconds }
 
     func validate() throws {
         guard (3...16).contains(hosts) else { throw ValidationError("--hosts must be 3...16") }
         guard (10...3600).contains(seconds) else { throw ValidationError("--seconds must be 10...3600") }
         guard (1...1000).contains(interval) else { throw ValidationError("--interval must be 1...1000") }
+        guard (1...10_000).contains(messageInterval), (100...600_000).contains(streamInterval),
+            (1000...600_000).contains(fileInterval)
+        else {
+            throw ValidationError(
+                "--message-interval must be 1...10000, --stream-interval 100...600000, --file-interval 1000...600000")
+        }
+        if let hours { guard (0.01...48).contains(hours) else { throw ValidationError("--hours must be 0.01...48") } }
     }
 
     func run() async throws {
         let seed = self.seed ?? UInt64.random(in: 1...UInt64.max)
         var random = SplitMix64(seed: seed)
-        log("seed \(seed); \(hosts) hosts, \(seconds) s")
+        let seconds = duration
+        log("seed \(seed); \(hosts) hosts, \(seconds) s\(payloads ? ", with payloads" : "")")
         let lab = try TestLab.up(hosts, ttl: seconds + 600)
         if let logs { try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true) }
         let daemons = Daemons(lab: lab, hosts: hosts, logs: logs)
@@ -54,8 +74,28 @@ struct Chaos: AsyncParsableCommand {
         }
         log("mesh of \(hosts) in \(ContinuousClock.now - meshStart)")
 
-        // Counting: a thread per host, one increment at a time.
+        let ids = try (1...hosts).map { try daemons.peerID($0) }
+
+        // Counting: a thread per host, one increment at a time; with --payloads, the payloads too.
         let stop = StopFlag()
+        if payloads {
+            // A file then takes a good part of a second: kill -9 and link flaps land in the middle of transfers.
+            for host in 1...hosts {
+                let shaped = try lab.run(
+                    host,
+                    [
+                        "tc", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", rate, "burst", "64kb", "latency",
+                        "50ms",
+                    ])
+                guard shaped.status == 0 else { throw ValidationError("tc on host \(host): \(shaped.stderr)") }
+            }
+        }
+        let payloadRun =
+            payloads
+            ? PayloadRun(
+                daemons: daemons, ids: ids, seed: seed, messageInterval: messageInterval,
+                streamInterval: streamInterval, fileInterval: fileInterval) : nil
+        try await payloadRun?.start(until: stop)
         let drivers = (1...hosts).map { Driver(host: $0, daemons: daemons, interval: interval, stop: stop) }
         let threads = drivers.map { driver in Thread { driver.run() } }
         for thread in threads { thread.start() }
@@ -63,12 +103,36 @@ struct Chaos: AsyncParsableCommand {
         // Faults until the end of the counting.
         let started = ContinuousClock.now
         let end = started + .seconds(seconds)
-        let schedule = FaultSchedule.make(hosts: hosts, seconds: seconds, random: &random)
+        // A soak spares host 1 from kill -9: one daemon lives the whole run, a series long enough to show a leak.
+        let schedule = FaultSchedule.make(
+            hosts: hosts, seconds: seconds, spare: hours == nil ? nil : 1, random: &random)
         let faults = Faults(lab: lab, daemons: daemons)
+        let sampler = hours == nil ? nil : DaemonSampler(daemons: daemons)
+        let sampling = sampler.map { sampler in
+            Task {
+                var tick = 0
+                while !Task.isCancelled && ContinuousClock.now < end {
+                    let elapsed = Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000
+                    let line = sampler.sample(elapsed: elapsed)
+                    if tick % 6 == 0 {
+                        log(
+                            "soak \(Int(elapsed) / 60)m\(Int(elapsed) % 60)s: increments "
+                                + "\(drivers.map(\.acknowledgedSoFar).reduce(0, +))"
+                                + (payloadRun?.progress ?? "") + " | " + line)
+                    }
+                    tick += 1
+                    try? await Task.sleep(for: .seconds(10))
+                }
+            }
+        }
         await faults.run(schedule, from: started)
         try? await Task.sleep(until: end)
+        sampling?.cancel()
         stop.raise()
         for driver in drivers { driver.finished.wait() }
+        if let payloadRun, !payloadRun.waitForSenders(timeout: .seconds(90)) {
+            log("payload senders still busy 90 s after traffic stopped")
+        }
         let lastIncrement = ContinuousClock.now
         let lastFault = max(faults.lastFaultEnded ?? started, lastIncrement)
         log("counting stopped; last fault ended \(lastIncrement - (faults.lastFaultEnded ?? started)) before")
@@ -77,7 +141,6 @@ struct Chaos: AsyncParsableCommand {
         let expected = Dictionary(uniqueKeysWithValues: drivers.map { ($0.host, $0.acknowledged) })
         var views: [Int: [String: UInt64]] = [:]
         var locals: [Int: UInt64] = [:]
-        let ids = try (1...hosts).map { try daemons.peerID($0) }
         let deadline = lastIncrement + .seconds(30)
         var convergedAt: ContinuousClock.Instant?
         while ContinuousClock.now < deadline {
@@ -97,7 +160,10 @@ struct Chaos: AsyncParsableCommand {
         }
         let afterFault = convergedAt.map { $0 - lastFault }
         let afterIncrement = convergedAt.map { $0 - lastIncrement }
-        let passed = afterFault.map { $0 <= .seconds(convergeWithin) } ?? false
+        let countsPassed = afterFault.map { $0 <= .seconds(convergeWithin) } ?? false
+        let payloadReport = await payloadRun?.settle(timeout: .seconds(20))
+        let soak = sampler?.verdict()
+        let passed = countsPassed && (payloadReport?.passed ?? true) && (soak?.passed ?? true)
         let report = Report(
             seed: seed, hosts: hosts, seconds: seconds,
             acknowledged: (1...hosts).map { expected[$0]! }, failedRequests: drivers.map(\.failed),
@@ -105,7 +171,8 @@ struct Chaos: AsyncParsableCommand {
             views: (1...hosts).map { viewer in (1...hosts).map { views[viewer]?[ids[$0 - 1]] } },
             flaps: faults.flaps, kills: faults.kills, avahiRestarts: faults.avahiRestarts,
             convergedAfterLastFaultMs: afterFault.map(Self.milliseconds),
-            convergedAfterLastIncrementMs: afterIncrement.map(Self.milliseconds), passed: passed)
+            convergedAfterLastIncrementMs: afterIncrement.map(Self.milliseconds), payloads: payloadReport, soak: soak,
+            passed: passed)
         report.print(json: json)
         if !passed {
             for host in 1...hosts {
@@ -136,7 +203,10 @@ final class Daemons: Sendable {
     let lab: TestLab
     let hosts: Int
     let logs: String?
+    /// Kills and restarts, for the payload checks.
+    let timeline = Timeline()
     private let processes = Mutex<[Int: HostProcess]>([:])
+    private let holders = Mutex<[Int: Int32]>([:])
 
     init(lab: TestLab, hosts: Int, logs: String?) {
         self.lab = lab
@@ -156,13 +226,32 @@ final class Daemons: Sendable {
         }
         let process = try lab.spawn(host, command)
         processes.withLock { $0[host] = process }
+        timeline.end(.daemonDown, host: host)
     }
 
     /// kill -9, and waits until the process is gone.
     func kill9(_ host: Int) {
         guard let process = processes.withLock({ $0.removeValue(forKey: host) }) else { return }
+        timeline.begin(.daemonDown, host: host)
         kill(process.pid, SIGKILL)
         process.stop()  // reaps it
+    }
+
+    /// The pid of host `host`'s daemon, while it runs.
+    func pid(_ host: Int) -> Int32? {
+        processes.withLock { $0[host]?.pid }
+    }
+
+    /// `path` inside host `host` (its own /run, say), as this machine sees it.
+    func path(_ host: Int, _ path: String) throws -> String {
+        "/proc/\(try holderPID(host))/root\(path)"
+    }
+
+    private func holderPID(_ host: Int) throws -> Int32 {
+        if let pid = holders.withLock({ $0[host] }) { return pid }
+        let pid = try lab.holderPID(host)
+        holders.withLock { $0[host] = pid }
+        return pid
     }
 
     func stopAll() {
@@ -170,7 +259,7 @@ final class Daemons: Sendable {
     }
 
     func socketPath(_ host: Int) throws -> String {
-        "/proc/\(try lab.holderPID(host))/root/run/lansession/sessiond.sock"
+        try path(host, "/run/lansession/sessiond.sock")
     }
 
     func call<Result: Decodable>(_ host: Int, _ request: ControlRequest, as type: Result.Type) -> Result? {
@@ -219,6 +308,9 @@ final class Driver: @unchecked Sendable {
     let finished = DispatchSemaphore(value: 0)
     // Read after `finished` is signalled.
     private(set) var acknowledged: UInt64 = 0
+    private let soFar = Atomic<UInt64>(0)
+    /// Acknowledged so far, while it runs.
+    var acknowledgedSoFar: UInt64 { soFar.load(ordering: .relaxed) }
     private(set) var failed = 0
     private(set) var resolved = 0
 
@@ -264,6 +356,7 @@ final class Driver: @unchecked Sendable {
                 inDoubt = false
                 let head = try JSONDecoder().decode(ReplyHead.self, from: line)
                 if head.ok { acknowledged += 1 } else { failed += 1 }
+                soFar.store(acknowledged, ordering: .relaxed)
             } catch {
                 client = nil  // the daemon went away (or the reply never came): resolve on reconnect
             }
@@ -294,6 +387,16 @@ final class StopFlag: Sendable {
     private let flag = Atomic(false)
     var isRaised: Bool { flag.load(ordering: .relaxed) }
     func raise() { flag.store(true, ordering: .relaxed) }
+
+    /// Sleeps `milliseconds`, or less once the flag is raised; true when it was not.
+    func pause(milliseconds: Int) -> Bool {
+        var left = milliseconds
+        while left > 0 && !isRaised {
+            usleep(UInt32(min(left, 100) * 1000))
+            left -= 100
+        }
+        return !isRaised
+    }
 }
 
 /// What happens when: flaps of each host's link, kill -9 and restart of daemons, one avahi-daemon restart.
@@ -306,7 +409,8 @@ struct FaultSchedule {
 
     var faults: [(at: Duration, fault: Fault)] = []
 
-    static func make(hosts: Int, seconds: Int, random: inout SplitMix64) -> FaultSchedule {
+    /// `spare`: a host whose daemon is never killed.
+    static func make(hosts: Int, seconds: Int, spare: Int? = nil, random: inout SplitMix64) -> FaultSchedule {
         var schedule = FaultSchedule()
         let last = Double(seconds)  // faults go on until the counting stops
         // Flaps: each host's link goes down for 0.3...3 s, one flap at a time per host.
@@ -326,11 +430,12 @@ struct FaultSchedule {
         for index in 0..<kills {
             let at = Double(seconds) * (Double(index) + 0.5) / Double(kills)
             guard at + 2 < last else { continue }
+            let candidates = (1...hosts).filter { $0 != spare }
             schedule.faults.append(
                 (
                     .milliseconds(Int(at * 1000)),
                     .kill(
-                        host: Int.random(in: 1...hosts, using: &random),
+                        host: candidates.randomElement(using: &random)!,
                         restartAfter: .seconds(Double.random(in: 0.5...2, using: &random)))
                 ))
         }
@@ -439,6 +544,10 @@ struct Report: Encodable {
     /// From the end of the last fault or the last increment, whichever came later.
     var convergedAfterLastFaultMs: Int?
     var convergedAfterLastIncrementMs: Int?
+    /// With --payloads: what became of the messages, streams and files.
+    var payloads: PayloadReport?
+    /// With --hours: memory and descriptors per daemon incarnation.
+    var soak: SoakVerdict?
     var passed: Bool
 
     func print(json: Bool) {
@@ -472,6 +581,16 @@ struct Report: Encodable {
                     + "last increment")
         } else {
             Swift.print("did NOT converge within 30 s of the last increment")
+        }
+        payloads?.print()
+        if let soak {
+            for series in soak.judged {
+                Swift.print(
+                    "\(series.daemon): \(series.samples) samples, RSS \(series.rssKiB[0]) -> \(series.rssKiB[1]) KiB, "
+                        + "fds \(series.fds[0]) -> \(series.fds[1]) (medians of the 2nd and last quarter), CPU "
+                        + "\(String(format: "%.1f", series.cpuSeconds)) s\(series.grew ? ": GREW" : "")")
+            }
+            Swift.print("\(soak.shortSeries) incarnations too short to judge")
         }
         Swift.print(passed ? "PASS: nothing lost, nothing doubled" : "FAIL")
     }

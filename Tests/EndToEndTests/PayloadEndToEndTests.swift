@@ -175,6 +175,37 @@ struct PayloadEndToEndTests {
         #expect(busyP99 < 50_000, "small messages wait behind the transfer: p99 \(busyP99) µs")
     }
 
+    @Test("a file streamed from host 1 arrives byte-exact while host 2 listens; with nobody listening it is cancelled")
+    func byteStream() async throws {
+        let cluster = try await Cluster.mesh(2)
+        let made = try cluster.lab.run(
+            1, ["sh", "-c", "head -c 3000000 /dev/urandom > /run/stream.bin && sha256sum /run/stream.bin"], timeout: 30)
+        let digest = String(made.stdout.prefix(64))
+        #expect(digest.count == 64, "\(made.stderr)")
+
+        // Nobody takes streams on host 2 yet: the stream is cancelled there and the sender hears why.
+        let refused = try cluster.lab.run(
+            1, [Cluster.client, "stream", "/run/stream.bin", "--to", "h2"], timeout: 30)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("no client takes byte streams"), "\(refused.stderr)")
+
+        let listener = try cluster.lab.spawn(2, [Cluster.client, "--json", "streams", "--count", "2"])
+        defer { listener.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        let sent =
+            try cluster.client(1, ["stream", "/run/stream.bin", "--to", "h2", "--name", "capture"])
+            as? [String: Any]
+        #expect(sent?["sha256"] as? String == digest)
+        #expect(sent?["bytes"] as? Int == 3_000_000)
+        let opened = await listener.waitFor(timeout: 10) { $0["phase"] as? String == "opened" }
+        #expect(opened?["name"] as? String == "capture")
+        let finished = await listener.waitFor(timeout: 10) { $0["phase"] as? String != "opened" }
+        #expect(finished?["phase"] as? String == "finished", "\(finished ?? [:])")
+        #expect(finished?["sha256"] as? String == digest)
+        #expect(finished?["bytes"] as? Int == 3_000_000)
+        #expect(finished?["direction"] as? String == "receiving")
+    }
+
     /// scripts/lib/raw-copy.py, the raw TCP copy `scripts/bench push` compares with too.
     static let rawCopyProgram = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

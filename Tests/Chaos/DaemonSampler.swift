@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A soak's measurements of every daemon (resident memory, open descriptors, CPU time, from /proc), one series per
+/// daemon incarnation (a restart after kill -9 starts a new one), and the verdict: a series whose last quarter's
+/// median is well above its second quarter's grew without bound.
+final class DaemonSampler: Sendable {
+    struct Sample: Sendable {
+        var seconds: Double
+        var rssKiB: Int
+        var fds: Int
+        var cpuSeconds: Double
+    }
+
+    /// Samples a series needs to be judged.
+    static let minimumSamples = 8
+    /// Growth allowed from the second quarter's median to the last quarter's: a quarter more, plus this much.
+    static let rssSlackKiB = 4096
+    static let fdSlack = 8
+
+    let daemons: Daemons
+    private let series = Mutex<[(key: String, samples: [Sample])]>([])
+    private let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    init(daemons: Daemons) {
+        self.daemons = daemons
+    }
+
+    /// Measures every running daemon now; returns a line for people.
+    @discardableResult
+    func sample(elapsed: Double) -> String {
+        var parts: [String] = []
+        for host in 1...daemons.hosts {
+            guard let pid = daemons.pid(host), let sample = measure(pid, elapsed: elapsed) else {
+                parts.append("h\(host) down")
+                continue
+            }
+            let key = "h\(host) pid \(pid)"
+            series.withLock { series in
+                if let index = series.firstIndex(where: { $0.key == key }) {
+                    series[index].samples.append(sample)
+                } else {
+                    series.append((key, [sample]))
+                }
+            }
+            parts.append(
+                "\(key) rss \(sample.rssKiB) KiB fds \(sample.fds) cpu \(String(format: "%.1f", sample.cpuSeconds)) s")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    private func measure(_ pid: Int32, elapsed: Double) -> Sample? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+        else { return nil }
+        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+        // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+        guard let close = stat.lastIndex(of: ")"), let rss else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return Sample(seconds: elapsed, rssKiB: rss, fds: fds.count, cpuSeconds: (user + system) / ticks)
+    }
+
+    /// Judges every series long enough: the median of its last quarter against the median of its second quarter.
+    func verdict() -> SoakVerdict {
+        var verdict = SoakVerdict()
+        for (key, samples) in series.withLock({ $0 }) {
+            guard samples.count >= Self.minimumSamples else {
+                verdict.shortSeries += 1
+                continue
+            }
+            let quarter = samples.count / 4
+            let second = Array(samples[quarter..<2 * quarter])
+            let last = Array(samples[(samples.count - quarter)...])
+            let rss = (Self.median(second.map(\.rssKiB)), Self.median(last.map(\.rssKiB)))
+            let fds = (Self.median(second.map(\.fds)), Self.median(last.map(\.fds)))
+            let rssGrew = rss.1 > rss.0 + rss.0 / 4 + Self.rssSlackKiB
+            let fdsGrew = fds.1 > fds.0 + fds.0 / 4 + Self.fdSlack
+            verdict.judged.append(
+                SoakVerdict.Series(
+                    daemon: key, samples: samples.count, rssKiB: [rss.0, rss.1], fds: [fds.0, fds.1],
+                    cpuSeconds: samples.last?.cpuSeconds ?? 0, grew: rssGrew || fdsGrew))
+        }
+        return verdict
+    }
+
+    static func median(_ values: [Int]) -> Int {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}
+
+/// A soak's verdict on memory and descriptors.
+struct SoakVerdict: Encodable {
+    struct Series: Encodable {
+        var daemon: String
+        var samples: Int
+        /// Medians of the second and the last quarter.
+        var rssKiB: [Int]
+        var fds: [Int]
+        var cpuSeconds: Double
+        var grew: Bool
+    }
+
+    var judged: [Series] = []
+    /// Incarnations with too few samples to judge (killed soon after they started).
+    var shortSeries = 0
+
+    var passed: Bool { !judged.isEmpty && !judged.contains(where: \.grew) }
+}
