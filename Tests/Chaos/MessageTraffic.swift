@@ -39,6 +39,9 @@ final class MessageTraffic: Sendable {
         var refusals: [String: Int] = [:]
         /// When each sender's watcher saw each receiver connect (`peerConnected`, or a link of it turn active).
         var connected: [Pair: [ContinuousClock.Instant]] = [:]
+        /// When each sender's watcher saw each receiver lost (`peerLost`): from then on until it is back, what is sent
+        /// to it is kept and never written, so it reaches its next incarnation.
+        var lost: [Pair: [ContinuousClock.Instant]] = [:]
     }
 
     let daemons: Daemons
@@ -74,6 +77,12 @@ final class MessageTraffic: Sendable {
     func connected(_ peer: String, on host: Int) {
         guard let index = ids.firstIndex(of: peer) else { return }
         state.withLock { $0.connected[Pair(from: host, to: index + 1), default: []].append(.now) }
+    }
+
+    /// What a watcher on host `host` saw: `peer` lost (no link to it is left).
+    func lost(_ peer: String, on host: Int) {
+        guard let index = ids.firstIndex(of: peer) else { return }
+        state.withLock { $0.lost[Pair(from: host, to: index + 1), default: []].append(.now) }
     }
 
     /// Sends host `host`'s messages, one at a time, to each other host in turn, until `stop`.
@@ -171,14 +180,16 @@ final class MessageTraffic: Sendable {
                     // buffer went with it.
                     let senderKilled = timeline.started(
                         .daemonDown, host: pair.from, within: attempt.started, until)
-                    // The receiver's daemon was killed within the gap, and the message was sent before the sender
-                    // saw the receiver's new incarnation connect: it was kept for the old one (never sent to the
-                    // new one) or died with it.
+                    // The receiver's daemon was killed within the gap, and the message was sent before the sender saw
+                    // the old incarnation lost (or, when it never saw that, before it saw the new one connect): it
+                    // may have been written to the old one and died with it. What is sent after the sender saw it
+                    // lost is never written to the old one and goes to the new one (docs/wire-format.md, 11.5).
                     let receiverKilled = timeline.spans(.daemonDown, host: pair.to, startingWithin: since, until)
                         .contains { kill in
                             let restarted = kill.to ?? now
                             let reconnected = state.connected[pair]?.first { $0 > restarted }
-                            return reconnected.map { attempt.started < $0 } ?? true
+                            let seenLost = state.lost[pair]?.first { $0 > kill.from && $0 < (reconnected ?? now) }
+                            return (seenLost ?? reconnected).map { attempt.started < $0 } ?? true
                         }
                     // The receiver's watcher was not subscribed at some moment between the send and the end of the
                     // gap: the message may have arrived then.

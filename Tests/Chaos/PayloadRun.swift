@@ -33,6 +33,8 @@ final class PayloadRun: Sendable {
                         if let peer = event.peerID, event.event == "peerConnected" || event.state == "active" {
                             messages.connected(peer, on: host)
                         }
+                    case "peerLost":
+                        if let peer = event.peerID { messages.lost(peer, on: host) }
                     case "eventsMissed":
                         // Events this watcher never got: as if it had been away for an instant.
                         timeline.begin(.watcherAway, host: host)
