@@ -210,8 +210,9 @@ struct SessionDaemon: AsyncParsableCommand {
             configuration.admission = admission == .open ? .open : .paired
         }
         configuration.trustedDevicesFile = store.trustedDevicesFile.path
-        // Byte streams are taken while a client listens (`streams`) and cancelled otherwise; files go to the inbox.
-        configuration.acceptsByteStreams = true
+        // Byte streams are taken while a client listens (`streams`, see StreamDesk), declined otherwise; files go to
+        // the inbox.
+        configuration.acceptsByteStreams = false
         let inboxPath = inbox ?? store.directory.appendingPathComponent("inbox").path
         do {
             try FileManager.default.createDirectory(
@@ -261,7 +262,7 @@ struct SessionDaemon: AsyncParsableCommand {
         }
 
         let hub = EventHub()
-        let desk = StreamDesk(logger: logger)
+        let desk = StreamDesk(session: session, logger: logger)
         let dispatcher = ControlDispatcher(session: session, app: app, hub: hub, desk: desk, logger: logger)
         let control: ControlServer
         do {
@@ -275,8 +276,9 @@ struct SessionDaemon: AsyncParsableCommand {
         )
 
         // Shut down in reverse order: the control socket and the advertisement go first, then the session says bye
-        // to every peer, and the event pump ends with the session's events.
+        // to every peer, the event pump ends with the session's events, and the byte streams still read end.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: desk),
             .init(
                 service: EventPumpService(
                     hub: hub, desk: desk, events: session.events, appEvents: app.events, log: operatorLog),

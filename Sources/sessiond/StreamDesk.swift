@@ -2,12 +2,21 @@ import Crypto
 import Foundation
 import LanSession
 import Logging
+import ServiceLifecycle
 import SessionControl
 import Synchronization
 
 /// The byte streams peers open to this daemon: taken while a client listens (`streams`), each read to its end with
-/// its byte count and SHA-256 and reported to every listener; cancelled at once while nobody listens.
-final class StreamDesk: Sendable {
+/// its byte count and SHA-256 and reported to every listener; declined while nobody listens (one that was opened as
+/// the last listener left is cancelled). A `Service`: each stream is read (or cancelled) in a child task of its run,
+/// and the session is told in order when listening starts and stops.
+final class StreamDesk: Service, Sendable {
+    /// What the run takes, in order.
+    private enum Arrival {
+        case stream(IncomingByteStream)
+        case listening(Bool)
+    }
+
     private final class Listeners: Sendable {
         let continuations = Mutex<[Int: AsyncStream<StreamResult>.Continuation]>([:])
         let nextID = Mutex(0)
@@ -15,9 +24,33 @@ final class StreamDesk: Sendable {
 
     private let listeners = Listeners()
     private let logger: Logger
+    private let session: Session
+    private let incoming: AsyncStream<Arrival>
+    private let arrivals: AsyncStream<Arrival>.Continuation
 
-    init(logger: Logger) {
+    /// A desk for `session`, which should start with ``SessionConfiguration/acceptsByteStreams`` false.
+    init(session: Session, logger: Logger) {
+        self.session = session
         self.logger = logger
+        (incoming, arrivals) = AsyncStream.makeStream()
+    }
+
+    /// Reads or cancels each stream handed over, each in a task of its own, until a graceful shutdown.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            for await arrival in incoming.cancelOnGracefulShutdown() {
+                guard case .stream(let stream) = arrival else {
+                    if case .listening(let on) = arrival { try? await session.acceptByteStreams(on) }
+                    continue
+                }
+                guard listeners.continuations.withLock({ !$0.isEmpty }) else {
+                    logger.debug("cancelling \(stream): no client takes byte streams")
+                    group.addTask { await stream.cancel(reason: "no client takes byte streams here") }
+                    continue
+                }
+                group.addTask { await self.read(stream) }
+            }
+        }
     }
 
     /// A new listener's reports, from now on: `opened`, then `finished` or `failed`, per stream.
@@ -28,19 +61,25 @@ final class StreamDesk: Sendable {
         }
         let (stream, continuation) = AsyncStream<StreamResult>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
         let listeners = self.listeners
-        continuation.onTermination = { _ in _ = listeners.continuations.withLock { $0.removeValue(forKey: id) } }
-        listeners.continuations.withLock { $0[id] = continuation }
+        let arrivals = self.arrivals
+        continuation.onTermination = { _ in
+            let last = listeners.continuations.withLock {
+                $0.removeValue(forKey: id)
+                return $0.isEmpty
+            }
+            if last { arrivals.yield(.listening(false)) }
+        }
+        let first = listeners.continuations.withLock {
+            $0[id] = continuation
+            return $0.count == 1
+        }
+        if first { arrivals.yield(.listening(true)) }
         return stream
     }
 
-    /// Takes a stream a peer opened: reads it to its end while a client listens, cancels it otherwise.
+    /// Takes a stream a peer opened: read to its end while a client listens, cancelled otherwise.
     func take(_ stream: IncomingByteStream) {
-        guard listeners.continuations.withLock({ !$0.isEmpty }) else {
-            logger.debug("cancelling \(stream): no client takes byte streams")
-            Task { await stream.cancel(reason: "no client takes byte streams here") }
-            return
-        }
-        Task { await read(stream) }
+        arrivals.yield(.stream(stream))
     }
 
     private func read(_ stream: IncomingByteStream) async {

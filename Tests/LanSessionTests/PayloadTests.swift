@@ -449,4 +449,22 @@ struct PayloadTests {
         #expect(payloads(eventsB.events) == expected + [Array("after".utf8)])
         await stopAll([a, restarted])
     }
+
+    @Test("a session that takes no byte streams declines them, until it is told to take them")
+    func byteStreamsTakenOnDemand() async throws {
+        let a = try makeSession(1)
+        let b = try makeSession(2) { $0.acceptsByteStreams = false }
+        try await mesh([a, b])
+        #expect(try await waitUntil { try await a.connectedPeers().count == 1 })
+        do {
+            _ = try await a.openStream(named: "refused", to: b.peerID)
+            Issue.record("a stream was taken by a session that takes none")
+        } catch {
+            #expect(error.code == .declined, "\(error)")
+        }
+        try await b.acceptByteStreams(true)
+        let stream = try await a.openStream(named: "taken", to: b.peerID)
+        try await stream.finish()
+        await stopAll([a, b])
+    }
 }

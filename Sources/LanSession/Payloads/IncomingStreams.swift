@@ -12,7 +12,7 @@ final class IncomingStreams {
     /// Where resources land; nil: they are declined.
     private let inbox: Inbox?
     /// Whether byte streams opened by peers are taken.
-    private let acceptsByteStreams: Bool
+    var acceptsByteStreams: Bool
 
     private var incoming: [StreamKey: IncomingStreamState] = [:]
 

@@ -128,6 +128,12 @@ extension Session {
         }
     }
 
+    /// Whether byte streams peers open are taken from now on (as ``SessionEvent/streamOpened(_:)``) or declined with
+    /// `streamEnd(declined)`; ``SessionConfiguration/acceptsByteStreams`` says at the start. Streams taken stay taken.
+    public func acceptByteStreams(_ accept: Bool) async throws(SessionError) {
+        try await call { $0.streams.acceptsByteStreams = accept }
+    }
+
     /// Resource transfers under way, in both directions.
     public func transfers() async throws(SessionError) -> [TransferProgress] {
         try await call { $0.transfers }

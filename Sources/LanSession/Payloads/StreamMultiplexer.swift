@@ -56,6 +56,12 @@ final class StreamMultiplexer {
             loop: loop, logger: logger, inbox: inbox, acceptsByteStreams: acceptsByteStreams)
     }
 
+    /// Whether byte streams opened by peers are taken (as ``SessionEvent/streamOpened(_:)``) or declined.
+    var acceptsByteStreams: Bool {
+        get { incoming.acceptsByteStreams }
+        set { incoming.acceptsByteStreams = newValue }
+    }
+
     // MARK: - Opener
 
     /// Sends an application's reliable `data` to `peer` (a member): at once when its reliable channel has room and
