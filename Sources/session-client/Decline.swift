@@ -14,7 +14,7 @@ struct Decline: RequestCommand {
 
     func prepare(_ daemon: Daemon) throws(ClientError) { try Invitations.checkPending(id, daemon: daemon) }
 
-    @Option(help: "Why, in words, for the inviting peer.")
+    @Option(help: "Why, in words, for this daemon's log (the inviting peer hears the reason code `rejected`).")
     var reason: String?
 
     func request() -> ControlRequest { ControlRequest(command: "decline", id: id.value(or: 0), reason: reason) }

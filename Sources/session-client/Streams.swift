@@ -8,7 +8,7 @@ struct Streams: ParsableCommand {
         abstract: "Takes the byte streams peers open while it runs; prints each one's start and end.",
         discussion: """
             The daemon reads every stream to its end and reports its byte count and SHA-256 (finished) or why it \
-            ended early (failed). Without a client running streams, the daemon cancels the streams peers open. Runs \
+            ended early (failed). Without a client running streams, the daemon declines the streams peers open. Runs \
             until interrupted, or until --count reports.
             """
     )

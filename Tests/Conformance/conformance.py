@@ -33,6 +33,8 @@ Checks (the names are stable):
                                      coordinator, sends `layout`
     acceptor                  3.3    listens; a second sessiond dials it with --peer; listen-port extension;
                                      connected on both sides
+    invitation_ask            11.2   a second sessiond with --accept ask holds an invitation (context listed) until
+                                     its operator answers: accept connects, decline sends decline(1 rejected)
     increments                3.2    counterIncrement both ways, exactly once; old counts resent do not count; of two
                                      entries the larger wins; an entry for the receiver's own id is ignored and
                                      reported (countClaimedAbove); the daemon never sends this peer its own entry
@@ -84,11 +86,15 @@ Checks (the names are stable):
                                      drop
     holder_lost               11.8   the coordinator frees the bubble of a holder that left and tells the others
     bubble_state_from_member  11.8   a bubbleState from a member that is not the coordinator is ignored
-    stream_declined           11.10  a byte stream opened to sessiond: streamEnd(side 1, declined)
+    stream_declined           11.10  a byte stream opened to sessiond while no client listens: streamEnd(side 1,
+                                     declined)
+    stream_taken              10.2   with a `session-client streams` listener: credit, chunks, end; the listener
+                                     reports every byte and the SHA-256
     resource                  10.3   a resource pushed by this peer: credit, chunks, SHA-256, stored byte for byte
 """
 
 import argparse
+import base64
 import hashlib
 import json
 import math
@@ -1219,6 +1225,69 @@ class Run:
             log.close()
         return not problems, "; ".join(problems + notes)
 
+    def check_invitation_ask(self):
+        """11.2: a sessiond that asks (--accept ask) holds an invitation, context and all, until its operator answers:
+        `accept` brings the inviter in, `decline` sends decline(1 rejected)."""
+        o = self.o
+        state = os.path.join(o.state_dir, f"conformance-ask-{os.getpid()}")
+        os.makedirs(state, mode=0o700, exist_ok=True)
+        control = os.path.join(state, "control.sock")
+        port = free_port(o.host)
+        log = open(os.path.join(state, "sessiond.log"), "wb")
+        proc = subprocess.Popen([o.sessiond, "--admission", "open", "--no-discovery", "--listen", o.host, "--port",
+                                 str(port), "--name", "asks", "--session", o.session, "--state-dir", state,
+                                 "--control", control, "--accept", "ask"], stdout=log, stderr=subprocess.STDOUT)
+        CHILDREN.append(proc)
+        notes, problems = [], []
+        try:
+            ctl2 = Control(o.client, control)
+            if not poll(lambda: self._try(ctl2, "status"), 8, 0.1):
+                raise CheckFailed("the sessiond with --accept ask did not answer `status` within 8 s")
+            for answer in ("accept", "decline"):
+                pair = Pair(make_identity())
+                sock = socket.create_connection((o.host, port), timeout=5)
+                sock.settimeout(10)
+                link = Link(pair, sock, True, o)
+                self.links.append(link)
+                link.handshake(5, invite=False)
+                context = f"conformance {answer}".encode()
+                link.write(msg(INVITATION, lp.blob(context), lp.varint(30000)))
+                held = poll(lambda: [i for i in (self._try(ctl2, "invitations") or [])
+                                     if i.get("peerID") == hexid(pair.ident.id)], 5, 0.1)
+                if not held:
+                    raise CheckFailed(f"section 11.2: the invitation is not listed by `invitations` within 5 s")
+                entry = held[0]
+                if base64.b64decode(entry.get("context", "")) != context:
+                    problems.append(f"section 4: the invitation's context reads {entry.get('context')!r}, sent "
+                                    f"{context!r}")
+                if answer == "accept":
+                    ctl2("accept", entry["id"])
+                    _, body = link._expect(time.monotonic() + 5, (ACCEPT,))
+                    link.token = decode_body(ACCEPT, lp.Reader(body, 1))["token"]
+                    link.start()
+                    self.activated(pair, link)
+                    if not self.wait_connected(ctl2, pair.ident.id, 4):
+                        problems.append("accepted, but `peers` does not show this peer connected")
+                    else:
+                        notes.append("held until `accept`, then accepted and connected")
+                    link.bye()
+                else:
+                    ctl2("decline", entry["id"], "--reason", "conformance")
+                    try:
+                        link._expect(time.monotonic() + 5, (ACCEPT,))
+                        problems.append("section 11.2: declined by the operator, yet the link was accepted")
+                    except Refused as refusal:
+                        if refusal.decline != 1:
+                            problems.append(f"section 11.2: the operator declined; the inviter got {refusal}, "
+                                            f"expected decline(1 rejected)")
+                        else:
+                            notes.append("held until `decline`, then decline(1 rejected)")
+                    link.close()
+        finally:
+            stop_process(proc)
+            log.close()
+        return not problems, "; ".join(problems + notes)
+
     # 3. increments, exactly once both ways (3.2, 11.9)
 
     def check_increments(self):
@@ -2285,6 +2354,74 @@ class Run:
             return False, f"section 11.10: expected streamEnd(side 1, declined 3), got {end}"
         return True, "a byte stream to sessiond: streamEnd(side 1, declined)"
 
+    def check_stream_taken(self):
+        """10.2, 11.10: with a `streams` listener on its control socket, sessiond takes a byte stream, grants credit
+        and reads it to its end; the listener reports every byte (count and SHA-256)."""
+        o = self.o
+        pair, link = self.connect()
+        notes, problems = [], []
+        content = secrets.token_bytes(100000)
+        listener = subprocess.Popen([o.client, "--control", self.ctl.socket_path, "--json", "streams", "--count", "2"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        CHILDREN.append(listener)
+        try:
+            # The listener's subscription is not visible from here: open streams until one is taken (a declined
+            # one is answered with streamEnd(side 1, declined)).
+            taken = None
+            for stream_id in range(1, 41):
+                name = f"conformance-{stream_id}"
+                pair.send_seq(msg(STREAM_OPEN, lp.varint(stream_id), bytes([0]), lp.blob(name.encode()), lp.varint(0),
+                                  bytes(16)))
+
+                def answered(sid=stream_id):
+                    return (any(m["f"]["id"] == sid for m in pair.of_kind(STREAM_CREDIT))
+                            or any(m["f"]["id"] == sid for m in pair.of_kind(STREAM_END)) or link.closed)
+                if not pair.wait(answered, 3):
+                    raise CheckFailed(f"section 11.10: stream {stream_id} got neither credit nor streamEnd in 3 s")
+                if any(m["f"]["id"] == stream_id for m in pair.of_kind(STREAM_CREDIT)):
+                    taken = stream_id
+                    break
+                time.sleep(0.1)
+            if taken is None:
+                raise CheckFailed("section 11.10: with a `streams` listener, sessiond still declined 40 streams")
+            credit = next(m["f"] for m in pair.of_kind(STREAM_CREDIT) if m["f"]["id"] == taken)
+            notes.append(f"stream {taken} taken, first credit ({credit['received']}, {credit['limit']})")
+            if credit["received"] != 0 or credit["limit"] < len(content):
+                problems.append(f"section 10.2: a byte stream's first credit is ({credit['received']}, "
+                                f"{credit['limit']}), expected (0, at least the stream window)")
+            offset = 0
+            while offset < len(content):
+                chunk = content[offset:offset + 30000]
+                pair.send_seq(msg(STREAM_CHUNK, lp.varint(taken), lp.varint(offset), lp.blob(chunk)))
+                offset += len(chunk)
+            pair.send_seq(msg(STREAM_END, lp.varint(taken), bytes([0, 0]), lp.blob(b""), lp.blob(b"")))
+            reports = []
+            deadline = time.monotonic() + 8
+            while time.monotonic() < deadline and not any(r.get("phase") in ("finished", "failed") for r in reports):
+                ready, _, _ = select.select([listener.stdout], [], [], 0.5)
+                if ready:
+                    line = listener.stdout.readline()
+                    if not line:
+                        break
+                    try:
+                        reports.append(json.loads(line))
+                    except ValueError:
+                        pass
+            end = next((r for r in reports if r.get("phase") in ("finished", "failed")), None)
+            digest = hashlib.sha256(content).hexdigest()
+            if end is None:
+                problems.append(f"the `streams` listener reported no end within 8 s: {reports}")
+            elif (end.get("phase"), end.get("bytes"), end.get("sha256")) != ("finished", len(content), digest):
+                problems.append(f"section 10.2: the listener reports {end}, expected finished, {len(content)} bytes, "
+                                f"SHA-256 {digest[:16]}...")
+            else:
+                notes.append(f"read to its end: {len(content)} bytes, the same SHA-256")
+            problems += pair.violations
+            link.bye()
+        finally:
+            stop_process(listener)
+        return not problems, "; ".join(problems + notes)
+
     def check_resource(self):
         pair, link = self.connect()
         pid = pair.ident.id
@@ -2356,6 +2493,7 @@ CHECKS = [
     ("dialer_leader", "3.3", lambda r: r.check_dialer(True)),
     ("dialer_follower", "3.3", lambda r: r.check_dialer(False)),
     ("acceptor", "3.3", lambda r: r.check_acceptor()),
+    ("invitation_ask", "11.2", lambda r: r.check_invitation_ask()),
     ("increments", "3.2", lambda r: r.check_increments()),
     ("ack", "11.5", lambda r: r.check_ack()),
     ("resume_follower", "3.3", lambda r: r.check_resume(False)),
@@ -2397,6 +2535,7 @@ CHECKS = [
     ("holder_lost", "11.8", lambda r: r.check_holder_lost()),
     ("bubble_state_from_member", "11.8", lambda r: r.check_bubble_state_from_member()),
     ("stream_declined", "11.10", lambda r: r.check_stream_declined()),
+    ("stream_taken", "10.2", lambda r: r.check_stream_taken()),
     ("resource", "10.3", lambda r: r.check_resource()),
 ]
 
