@@ -1,5 +1,5 @@
 /// The version of sessiond and session-client, printed by `--version`.
 public enum LanSessionVersion {
     /// The release both tools belong to.
-    public static let current = "0.13.0"
+    public static let current = "0.14.0"
 }

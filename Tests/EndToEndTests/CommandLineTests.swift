@@ -53,7 +53,7 @@ struct CommandLineTests {
         for tool in [Cluster.daemon, Cluster.client] {
             let result = try TestLab.run([tool, "--version"], timeout: 10)
             #expect(result.status == 0)
-            #expect(result.stdout == "0.13.0\n", "\(tool): \(result.stdout)")
+            #expect(result.stdout == "0.14.0\n", "\(tool): \(result.stdout)")
         }
     }
 
