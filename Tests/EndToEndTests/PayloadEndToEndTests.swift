@@ -175,7 +175,7 @@ struct PayloadEndToEndTests {
         #expect(busyP99 < 50_000, "small messages wait behind the transfer: p99 \(busyP99) µs")
     }
 
-    @Test("a file streamed from host 1 arrives byte-exact while host 2 listens; with nobody listening it is cancelled")
+    @Test("a file streamed from host 1 arrives byte-exact while host 2 listens; with nobody listening it is declined")
     func byteStream() async throws {
         let cluster = try await Cluster.mesh(2)
         let made = try cluster.lab.run(
@@ -183,11 +183,11 @@ struct PayloadEndToEndTests {
         let digest = String(made.stdout.prefix(64))
         #expect(digest.count == 64, "\(made.stderr)")
 
-        // Nobody takes streams on host 2 yet: the stream is cancelled there and the sender hears why.
+        // Nobody takes streams on host 2 yet: the stream is declined there and the sender hears why.
         let refused = try cluster.lab.run(
             1, [Cluster.client, "stream", "/run/stream.bin", "--to", "h2"], timeout: 30)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("no client takes byte streams"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("declined"), "\(refused.stderr)")
 
         let listener = try cluster.lab.spawn(2, [Cluster.client, "--json", "streams", "--count", "2"])
         defer { listener.stop() }
