@@ -103,7 +103,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            // The page's files, embedded by scripts/embed-page into Generated/PageAssets.swift.
+            exclude: ["Page"]
         ),
         .executableTarget(
             name: "session-client",

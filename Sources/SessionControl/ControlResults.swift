@@ -392,3 +392,16 @@ public struct StreamResult: Codable, Hashable, Sendable {
         self.bytes = bytes
     }
 }
+
+/// Where the page is: `web`.
+public struct WebResult: Codable, Hashable, Sendable {
+    /// The address to open, with the page's token.
+    public var url: String
+    /// What the daemon listens on for it (ADDR:PORT).
+    public var listening: String
+
+    public init(url: String, listening: String) {
+        self.url = url
+        self.listening = listening
+    }
+}

@@ -17,7 +17,7 @@ struct SessionClient: ParsableCommand {
         subcommands: [
             Status.self, Peers.self, Increment.self, Counter.self, Watch.self, Bubble.self, Bubbles.self,
             Invitations.self, Accept.self, Decline.self, Bench.self, Send.self, Push.self, StreamFile.self,
-            Streams.self, Pair.self, Pairings.self, Devices.self, Unpair.self,
+            Streams.self, Pair.self, Pairings.self, Devices.self, Unpair.self, Web.self,
         ]
     )
 

@@ -12,6 +12,8 @@ struct ControlDispatcher: Sendable {
     let app: BubblesAndCounterApp
     let hub: EventHub
     let desk: StreamDesk
+    /// Where the page is served, when it is (`--http`).
+    let page: PageLocation
     let logger: Logger
 
     /// The reply line (without its newline) to `request`.
@@ -85,6 +87,11 @@ struct ControlDispatcher: Sendable {
                 return try await stream(request)
             case "pair", "pairings", "devices", "unpair":
                 return try await trust(request)
+            case "web":
+                guard let location = page.current else {
+                    return Self.failure("the page is off: start sessiond with --http [ADDR:]PORT")
+                }
+                return Self.reply(WebResult(url: location.url, listening: location.listening))
             case "transfers":
                 return Self.reply(try await session.transfers().map { Self.result($0) })
             case "cancel":

@@ -53,6 +53,12 @@ struct SessionDaemon: AsyncParsableCommand {
             "Days after their last write when partial files of abandoned transfers leave the inbox (0...3650; 0: never).",
             valueName: "days"))
     var partialFileDays = CommandLineNumber(7)
+    @Option(
+        name: .customLong("http"),
+        help: ArgumentHelp(
+            "Serve the page for people on [ADDR:]PORT (ADDR defaults to 127.0.0.1; off without this option). `session-client web` prints its address with the token.",
+            valueName: "[addr:]port"))
+    var http: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
     @Option(help: "Transports: lan, rfcomm (Bluetooth classic) or all.") var transport = TransportChoice.lan
     @Option(help: "Bluetooth adapter for RFCOMM, e.g. hci0 (default: the first adapter).") var btAdapter: String?
@@ -113,6 +119,9 @@ struct SessionDaemon: AsyncParsableCommand {
         try maxPeers.validated("--max-peers", in: 1...64)
         try port.validated("--port", in: 0...65_535)
         try deliveryTimeout.validated("--delivery-timeout", in: 0...86_400)
+        if let http, Self.pageAddress(http) == nil {
+            throw ValidationError("--http \(http) is not [ADDR:]PORT (PORT 0...65535)")
+        }
         try partialFileDays.validated("--partial-file-days", in: 0...3_650)
         guard accept == "auto" || accept == "ask" else { throw ValidationError("--accept must be auto or ask") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -263,7 +272,31 @@ struct SessionDaemon: AsyncParsableCommand {
 
         let hub = EventHub()
         let desk = StreamDesk(session: session, logger: logger)
-        let dispatcher = ControlDispatcher(session: session, app: app, hub: hub, desk: desk, logger: logger)
+        let pageLocation = PageLocation()
+        let dispatcher = ControlDispatcher(
+            session: session, app: app, hub: hub, desk: desk, page: pageLocation, logger: logger)
+        var page: PageServer?
+        if let http, let (host, port) = Self.pageAddress(http) {
+            do {
+                let token = try PageToken.load(in: stateDirectory)
+                let server = try await PageServer.bind(
+                    host: host, port: port, token: token, feed: PageFeed(dispatcher: dispatcher, hub: hub),
+                    logger: logger)
+                let bound = server.address.port ?? port
+                let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
+                pageLocation.set(url: "http://\(shown):\(bound)/?token=\(token.value)", listening: "\(host):\(bound)")
+                page = server
+                if !["127.0.0.1", "::1", "localhost"].contains(host) {
+                    logger.warning(
+                        "the page listens on \(host):\(bound), not only on this machine: whoever reaches it with the token sees the session and acts in it\(session.configuration.admission == .open ? "; admission is open, so anyone on the network may join too" : "")"
+                    )
+                }
+                logger.info("page on http://\(shown):\(bound)/ (session-client web prints the address with its token)")
+            } catch {
+                await session.stop()
+                throw DaemonError("cannot serve the page on \(host):\(port): \(error)")
+            }
+        }
         let control: ControlServer
         do {
             control = try await ControlServer.bind(path: controlPath, dispatcher: dispatcher, logger: logger)
@@ -294,12 +327,27 @@ struct SessionDaemon: AsyncParsableCommand {
                         ) { operatorLog.record($0) },
                         connection: avahi)))
         }
+        if let page { services.append(.init(service: PageService(server: page))) }
         services.append(.init(service: ControlService(server: control)))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("stopped")
+    }
+
+    /// `[ADDR:]PORT` of --http (`[::1]:8080` for IPv6): the address (127.0.0.1 by default) and port.
+    static func pageAddress(_ text: String) -> (host: String, port: Int)? {
+        var host = "127.0.0.1"
+        var portText = Substring(text)
+        if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty else { return nil }
+        }
+        guard let port = Int(portText), (0...65_535).contains(port) else { return nil }
+        return (host, port)
     }
 
     /// Raises the soft limit on open descriptors to the hard one (at most 65,536): systemd and shells start
@@ -368,6 +416,18 @@ struct DiscoveryService: Service {
 }
 
 /// Serves the control socket until shutdown, then removes it.
+/// Serves the page until a graceful shutdown.
+struct PageService: Service {
+    let server: PageServer
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await server.run()
+        }
+        await server.close()
+    }
+}
+
 struct ControlService: Service {
     let server: ControlServer
 

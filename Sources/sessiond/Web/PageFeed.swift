@@ -1,0 +1,82 @@
+import BubblesAndCounter
+import Foundation
+import LanSession
+import SessionControl
+
+/// What the page shows and may do, from the daemon's own answers: the same results as the control socket's (so that
+/// the page and `session-client` always agree), its events, and the operations it asks for.
+struct PageFeed: Sendable {
+    let dispatcher: ControlDispatcher
+    let hub: EventHub
+
+    /// Everything the page shows now.
+    func snapshot() async -> PageSnapshot {
+        let status = await call("status", as: StatusResult.self)
+        return PageSnapshot(
+            this: PageSelf(
+                peerID: status?.peerID ?? "", name: status?.name ?? "", fingerprint: status?.fingerprint ?? "",
+                admission: status?.admission ?? ""),
+            layout: await layout(), bubbles: await bubbles(),
+            counter: await counter() ?? CounterResult(local: 0, peers: [:], total: 0),
+            peers: await peers(), pairings: await call("pairings", as: [PairingResult].self) ?? [])
+    }
+
+    func bubbles() async -> [BubbleResult] { await call("bubbles", as: [BubbleResult].self) ?? [] }
+    func counter() async -> CounterResult? { await call("counter", as: CounterResult.self) }
+    func peers() async -> [PeerResult] { await call("peers", as: [PeerResult].self) ?? [] }
+    func pairings() async -> [PairingResult] { await call("pairings", as: [PairingResult].self) ?? [] }
+
+    func layout() async -> [PageLayoutEntry] {
+        guard let layout = try? await dispatcher.app.layout() else { return [] }
+        return layout.indexes.map { PageLayoutEntry(peerID: $0.key.description, playerIndex: $0.value) }
+            .sorted { $0.playerIndex < $1.playerIndex }
+    }
+
+    /// The round trip of every link of every connected peer.
+    func roundTrips() async -> [PageRTTSample] {
+        await peers().flatMap { peer in
+            peer.links.compactMap { link in
+                link.rttMicros.map {
+                    PageRTTSample(peerID: peer.peerID, transport: link.transport, rttMicros: $0)
+                }
+            }
+        }
+    }
+
+    /// Carries out what the page asked; nil when done, otherwise why not.
+    func perform(_ operation: PageOperation) async -> String? {
+        var request = ControlRequest(command: "")
+        switch operation.op {
+        case "pickup", "move", "drop":
+            guard let view = operation.view else { return "\(operation.op) needs a view" }
+            request.command = operation.op
+            request.view = view
+            request.x = operation.x
+            request.y = operation.y
+        case "increment":
+            request.command = "increment"
+            request.count = 1
+        case "pair":
+            request.command = "pair"
+            request.peer = operation.peer
+            request.code = operation.code
+        case "reject":
+            request.command = "unpair"
+            request.peer = operation.peer
+        default:
+            return "unknown operation \(operation.op)"
+        }
+        let reply = await dispatcher.handle(request)
+        guard let head = try? JSONDecoder().decode(ControlReplyHead.self, from: reply) else { return "no answer" }
+        return head.ok ? nil : head.error ?? "refused"
+    }
+
+    private func call<Result: Decodable & Codable & Sendable>(
+        _ command: String, as type: Result.Type
+    ) async
+        -> Result?
+    {
+        let reply = await dispatcher.handle(ControlRequest(command: command))
+        return (try? JSONDecoder().decode(ControlReply<Result>.self, from: reply))?.result
+    }
+}

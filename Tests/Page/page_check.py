@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Checks sessiond's page (sessiond --http) from outside, as a browser and as a stranger would.
+
+    python3 Tests/Page/page_check.py --page URL [--page URL2] [--client PATH --control SOCK] [--shots DIR]
+        [--only NAME,...]
+
+URL is what `session-client web` prints (with the token). Output: one JSON object per check,
+{"check", "passed", "detail"}, then {"summary": {...}}; exit 0 when every check passed, 1 otherwise.
+
+Checks without a browser (Python's standard library): a request without the token, or with a wrong one, gets 401 and
+no state; the token sets an HttpOnly cookie; the page's files need it; the WebSocket with the cookie and this server's
+Origin sends a snapshot whose peer id is the daemon's (`session-client status`); one with another Origin or without
+the token is closed with 1008 before any state. With --page given twice and Selenium importable, the checks in a real
+browser (headless Chromium) follow: see the `browser_*` functions.
+"""
+
+import argparse
+import base64
+import http.client
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+import urllib.parse
+
+
+def report(name, passed, detail=""):
+    print(json.dumps({"check": name, "passed": bool(passed), "detail": detail}), flush=True)
+    return bool(passed)
+
+
+def split(url):
+    parts = urllib.parse.urlsplit(url)
+    token = urllib.parse.parse_qs(parts.query).get("token", [""])[0]
+    return parts.hostname, parts.port, token
+
+
+def get(host, port, path, headers=None):
+    connection = http.client.HTTPConnection(host, port, timeout=5)
+    connection.request("GET", path, headers=headers or {})
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, dict(response.getheaders()), body
+
+
+def websocket(host, port, path, origin, cookie=None, read_timeout=3.0):
+    """A raw WebSocket handshake; returns (status line, first frame (opcode, payload) or None)."""
+    sock = socket.create_connection((host, port), timeout=5)
+    key = base64.b64encode(secrets.token_bytes(16)).decode()
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket", "Connection: Upgrade",
+             f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", f"Origin: {origin}"]
+    if cookie:
+        lines.append(f"Cookie: {cookie}")
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    status = head.split(b"\r\n")[0].decode(errors="replace")
+    sock.settimeout(read_timeout)
+    buffer = rest
+    try:
+        while len(buffer) < 2:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return status, None
+            buffer += chunk
+        opcode = buffer[0] & 0x0F
+        length = buffer[1] & 0x7F
+        offset = 2
+        if length == 126:
+            while len(buffer) < 4:
+                buffer += sock.recv(65536)
+            length = struct.unpack(">H", buffer[2:4])[0]
+            offset = 4
+        elif length == 127:
+            while len(buffer) < 10:
+                buffer += sock.recv(65536)
+            length = struct.unpack(">Q", buffer[2:10])[0]
+            offset = 10
+        while len(buffer) < offset + length:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            buffer += chunk
+        return status, (opcode, buffer[offset:offset + length])
+    except socket.timeout:
+        return status, None
+    finally:
+        sock.close()
+
+
+def http_checks(url, client, control):
+    host, port, token = split(url)
+    origin = f"http://{host}:{port}"
+    ok = True
+    status, _, body = get(host, port, "/")
+    ok &= report("no_token_401", status == 401 and b"peerID" not in body, f"GET / without the token: {status}")
+    status, _, body = get(host, port, "/?token=" + "0" * 64)
+    ok &= report("wrong_token_401", status == 401, f"GET / with another token: {status}")
+    status, headers, body = get(host, port, "/?token=" + token)
+    cookie_header = headers.get("Set-Cookie", "")
+    ok &= report("token_sets_cookie", status == 200 and "HttpOnly" in cookie_header and b"<html" in body.lower(),
+                 f"{status}, Set-Cookie {cookie_header.split(';')[0][:24]}…; {'HttpOnly' if 'HttpOnly' in cookie_header else 'not HttpOnly'}")
+    cookie = cookie_header.split(";")[0]
+    status, _, _ = get(host, port, "/page.js")
+    status_with, headers_with, _ = get(host, port, "/page.js", {"Cookie": cookie})
+    ok &= report("files_need_token", status == 401 and status_with == 200
+                 and "javascript" in headers_with.get("Content-Type", ""),
+                 f"/page.js without the cookie {status}, with it {status_with}")
+    line, frame = websocket(host, port, "/ws", origin, cookie)
+    snapshot = None
+    if frame and frame[0] == 1:
+        try:
+            snapshot = json.loads(frame[1])
+        except ValueError:
+            pass
+    daemon_id = None
+    if client and control:
+        done = subprocess.run([client, "--control", control, "--json", "status"], capture_output=True, text=True,
+                              timeout=10)
+        if done.returncode == 0:
+            daemon_id = json.loads(done.stdout)["peerID"]
+    agree = snapshot is not None and snapshot.get("type") == "snapshot" and (
+        daemon_id is None or snapshot.get("self", {}).get("peerID") == daemon_id)
+    ok &= report("websocket_snapshot", "101" in line and agree,
+                 f"{line}; snapshot of {snapshot and snapshot.get('self', {}).get('peerID')}, "
+                 f"control socket says {daemon_id}")
+    for name, origin_used, cookie_used in (("websocket_wrong_origin", "http://evil.example", cookie),
+                                           ("websocket_no_token", origin, None)):
+        line, frame = websocket(host, port, "/ws", origin_used, cookie_used)
+        code = struct.unpack(">H", frame[1][:2])[0] if frame and frame[0] == 8 and len(frame[1]) >= 2 else None
+        ok &= report(name, code == 1008 and not (frame and frame[0] == 1),
+                     f"{line}; first frame {'close ' + str(code) if code else frame and frame[0]}")
+    return ok
+
+
+# In a real browser: headless Chromium through Selenium, real pointer input (WebDriver actions).
+
+def event(name, **fields):
+    print(json.dumps({"event": name, **fields}), flush=True)
+
+
+def open_browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+                     "--force-device-scale-factor=1", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
+                            options=options)
+
+
+def until(predicate, timeout=5.0, interval=0.03):
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except Exception:
+            pass
+        if time.monotonic() >= end:
+            return None
+        time.sleep(interval)
+
+
+def bubble(driver, view):
+    from selenium.webdriver.common.by import By
+    element = driver.find_element(By.CSS_SELECTOR, f'.bubble[data-view="{view}"]')
+    return (element, float(element.get_attribute("data-x")), float(element.get_attribute("data-y")),
+            element.get_attribute("data-holder") or "")
+
+
+def status(driver):
+    from selenium.webdriver.common.by import By
+    return driver.find_element(By.ID, "status").get_attribute("data-state")
+
+
+def total(driver):
+    from selenium.webdriver.common.by import By
+    return int(driver.find_element(By.ID, "counter-total").get_attribute("data-total"))
+
+
+def peer_state(driver, peer):
+    from selenium.webdriver.common.by import By
+    found = driver.find_elements(By.CSS_SELECTOR, f'#peers [data-peer="{peer}"]')
+    return found[0].get_attribute("data-state") if found else None
+
+
+def drag(driver, view, dx, dy, steps=20, release=True):
+    from selenium.webdriver.common.action_chains import ActionChains
+    element = bubble(driver, view)[0]
+    chain = ActionChains(driver, duration=16).click_and_hold(element)
+    for _ in range(steps):
+        chain.move_by_offset(dx / steps, dy / steps)
+    if release:
+        chain.release()
+    chain.perform()
+
+
+def browser_checks(one_url, two_url, one_id, two_id, shots, kill_pid, drags):
+    ok = True
+    one, two = open_browser(), open_browser()
+    late = None
+    try:
+        one.get(one_url)
+        two.get(two_url)
+        both = until(lambda: status(one) == "connected" and status(two) == "connected", 15)
+        ok &= report("pages_connected", both, f"page 1 {status(one)}, page 2 {status(two)}")
+        until(lambda: peer_state(one, two_id) == "connected" and peer_state(two, one_id) == "connected", 10)
+
+        # A real drag on page 1 moves the bubble on page 2 to the same place.
+        start = bubble(one, 0)
+        drag(one, 0, 90, 120)
+        settled = until(lambda: bubble(one, 0)[3] == "" and bubble(one, 0)[1:3] != start[1:3], 5)
+        here = bubble(one, 0)[1:3]
+        there = until(lambda: bubble(two, 0)[1:3] == here and bubble(two, 0)[3] == "" and bubble(two, 0), 5)
+        ok &= report("drag_moves_other_page", settled and there,
+                     f"page 1 dropped bubble 0 at {here} (from {start[1:3]}); page 2 shows {bubble(two, 0)[1:3]}")
+        if shots:
+            one.save_screenshot(os.path.join(shots, "page-1-after-drag.png"))
+            two.save_screenshot(os.path.join(shots, "page-2-after-drag.png"))
+
+        # A bubble held on page 1 cannot be taken on page 2.
+        drag(one, 1, 30, 30, steps=5, release=False)
+        held = until(lambda: bubble(two, 1)[3] == one_id, 5)
+        before = bubble(one, 1)[1:3]
+        drag(two, 1, -80, 60, steps=8)
+        time.sleep(0.3)
+        still = bubble(two, 1)[3] == one_id and bubble(one, 1)[3] == one_id and bubble(one, 1)[1:3] == before
+        ok &= report("held_bubble_refused", held and still,
+                     f"page 2 shows bubble 1 held by {bubble(two, 1)[3] or 'nobody'}; page 1 keeps it at "
+                     f"{bubble(one, 1)[1:3]}")
+        from selenium.webdriver.common.action_chains import ActionChains
+        ActionChains(one).release().perform()
+        until(lambda: bubble(two, 1)[3] == "", 5)
+
+        # Ten clicks of +1 on page 2: exactly ten more on page 1.
+        from selenium.webdriver.common.by import By
+        first = until(lambda: total(one) == total(two) and total(one), 5) or total(one)
+        button = two.find_element(By.ID, "increment")
+        for _ in range(10):
+            ActionChains(two).click(button).perform()
+        reached = until(lambda: total(one) >= first + 10, 5)
+        time.sleep(0.5)
+        ok &= report("ten_clicks_exactly", reached and total(one) == first + 10 and total(two) == first + 10,
+                     f"page 1 total {first} -> {total(one)}, page 2 {total(two)}")
+
+        # A page opened late shows the bubbles and counts as they are.
+        late = open_browser()
+        late.get(two_url)
+        until(lambda: status(late) == "connected", 10)
+        same = until(lambda: all(bubble(late, v)[1:] == bubble(one, v)[1:] for v in range(3))
+                     and total(late) == total(one), 5)
+        ok &= report("late_page_state", same,
+                     f"late page: {[bubble(late, v)[1:] for v in range(3)]}, total {total(late)}; page 1: "
+                     f"{[bubble(one, v)[1:] for v in range(3)]}, total {total(one)}")
+        late.quit()
+        late = None
+
+        # Latency: pointer event on page 1 to the frame drawn on page 2, one clock (the machine's, through
+        # performance.timeOrigin + performance.now() in both pages).
+        if drags:
+            one.execute_script("window.lansessionSent.length = 0")
+            two.execute_script("window.lansessionTimings.length = 0")
+            for index in range(drags):
+                drag(one, 2, 40 if index % 2 == 0 else -40, 30 if index % 4 < 2 else -30, steps=10)
+            time.sleep(0.5)
+            sent = one.execute_script("return window.lansessionSent")
+            drawn = two.execute_script("return window.lansessionTimings")
+            latencies = []
+            for move in sent:
+                hit = next((t for t in drawn if (t["view"], t["x"], t["y"]) == (move["view"], move["x"], move["y"])
+                            and t["drawnAt"] >= move["sentAt"]), None)
+                if hit:
+                    latencies.append(hit["drawnAt"] - move["sentAt"])
+            latencies.sort()
+
+            def pct(p):
+                return round(latencies[min(len(latencies) - 1, int(p * len(latencies)))], 2) if latencies else None
+            event("latency", moves=len(sent), drawn=len(drawn), matched=len(latencies), p50_ms=pct(0.5),
+                  p90_ms=pct(0.9), p99_ms=pct(0.99), max_ms=latencies[-1] if latencies else None)
+
+        if shots:
+            one.save_screenshot(os.path.join(shots, "page-1.png"))
+            two.save_screenshot(os.path.join(shots, "page-2.png"))
+
+        # kill -9 of daemon 2: page 1 shows it lost within 2 s; page 2 reconnects by itself once it is back.
+        if kill_pid:
+            os.kill(kill_pid, signal.SIGKILL)
+            killed = time.monotonic()
+            lost = until(lambda: peer_state(one, two_id) not in (None, "connected"), 5, 0.01)
+            seen = time.monotonic() - killed
+            ok &= report("kill_shows_lost", lost and seen <= 2.0,
+                         f"page 1 shows host 2 {peer_state(one, two_id)} {seen:.2f} s after kill -9")
+            reconnecting = until(lambda: status(two) == "reconnecting", 5)
+            event("killed")  # the test restarts daemon 2 now
+            back = until(lambda: status(two) == "connected", 30)
+            ok &= report("page_reconnects", reconnecting and back,
+                         f"page 2 showed {'reconnecting' if reconnecting else 'nothing'}, then {status(two)}")
+            if shots:
+                two.save_screenshot(os.path.join(shots, "page-2-after-restart.png"))
+    finally:
+        for driver in (one, two, late):
+            if driver is not None:
+                driver.quit()
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--page", action="append", required=True)
+    parser.add_argument("--client")
+    parser.add_argument("--control")
+    parser.add_argument("--shots", help="directory for screenshots of the pages")
+    parser.add_argument("--ids", help="the two daemons' peer ids, comma-separated (for the browser checks)")
+    parser.add_argument("--kill-pid", type=int, help="kill -9 this pid (daemon 2) and expect page 1 to show it lost")
+    parser.add_argument("--drags", type=int, default=0, help="drags to time on page 1 as seen on page 2")
+    options = parser.parse_args()
+    if options.shots:
+        os.makedirs(options.shots, exist_ok=True)
+    ok = http_checks(options.page[0], options.client, options.control)
+    if len(options.page) > 1:
+        one_id, two_id = (options.ids or ",").split(",")
+        ok &= browser_checks(options.page[0], options.page[1], one_id, two_id, options.shots, options.kill_pid,
+                             options.drags)
+    print(json.dumps({"summary": {"passed": ok}}), flush=True)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
