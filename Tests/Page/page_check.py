@@ -151,6 +151,9 @@ def event(name, **fields):
     print(json.dumps({"event": name, **fields}), flush=True)
 
 
+UNTHROTTLED = False  # --unthrottled: frames as fast as they come instead of 60 a second
+
+
 def open_browser():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -158,6 +161,9 @@ def open_browser():
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
                      "--force-device-scale-factor=1", "--disable-dev-shm-usage"):
         options.add_argument(argument)
+    if UNTHROTTLED:
+        options.add_argument("--disable-frame-rate-limit")
+        options.add_argument("--disable-gpu-vsync")
     return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
                             options=options)
 
@@ -208,6 +214,51 @@ def drag(driver, view, dx, dy, steps=20, release=True):
     if release:
         chain.release()
     chain.perform()
+
+
+def measure_latency(one, two, drags):
+    """Pointer event on page 1 to the frame drawn on page 2, over `drags` drags of bubble 2, on one clock: the
+    machine's, as performance.timeOrigin + performance.now() in both pages. Prints a `latency` event."""
+    one.execute_script("window.lansessionSent.length = 0")
+    two.execute_script("window.lansessionTimings.length = 0")
+    sent, drawn = [], []
+    for index in range(drags):
+        drag(one, 2, 40 if index % 2 == 0 else -40, 30 if index % 4 < 2 else -30, steps=10)
+        if index % 20 == 19:  # the pages keep the last 2000 of each; collect as they go
+            sent += one.execute_script("const s = window.lansessionSent.slice(); window.lansessionSent.length = 0; return s")
+            time.sleep(0.2)
+            drawn += two.execute_script(
+                "const d = window.lansessionTimings.slice(); window.lansessionTimings.length = 0; return d")
+    time.sleep(0.3)
+    sent += one.execute_script("return window.lansessionSent")
+    drawn += two.execute_script("return window.lansessionTimings")
+    latencies = []
+    for move in sent:
+        hit = next((t for t in drawn if (t["view"], t["x"], t["y"]) == (move["view"], move["x"], move["y"])
+                    and t["drawnAt"] >= move["sentAt"]), None)
+        if hit:
+            latencies.append(hit["drawnAt"] - move["sentAt"])
+    latencies.sort()
+
+    def percentile(p):
+        return round(latencies[min(len(latencies) - 1, int(p * len(latencies)))], 2) if latencies else None
+    event("latency", drags=drags, moves=len(sent), drawn=len(drawn), matched=len(latencies), p50_ms=percentile(0.5),
+          p90_ms=percentile(0.9), p99_ms=percentile(0.99), max_ms=round(latencies[-1], 2) if latencies else None,
+          frames="unthrottled" if UNTHROTTLED else "60 Hz")
+
+
+def latency_only(one_url, two_url, drags):
+    one, two = open_browser(), open_browser()
+    try:
+        one.get(one_url)
+        two.get(two_url)
+        connected = until(lambda: status(one) == "connected" and status(two) == "connected", 15)
+        report("pages_connected", connected, f"page 1 {status(one)}, page 2 {status(two)}")
+        measure_latency(one, two, drags)
+        return bool(connected)
+    finally:
+        one.quit()
+        two.quit()
 
 
 def browser_checks(one_url, two_url, one_id, two_id, shots, kill_pid, drags):
@@ -270,28 +321,8 @@ def browser_checks(one_url, two_url, one_id, two_id, shots, kill_pid, drags):
         late.quit()
         late = None
 
-        # Latency: pointer event on page 1 to the frame drawn on page 2, one clock (the machine's, through
-        # performance.timeOrigin + performance.now() in both pages).
         if drags:
-            one.execute_script("window.lansessionSent.length = 0")
-            two.execute_script("window.lansessionTimings.length = 0")
-            for index in range(drags):
-                drag(one, 2, 40 if index % 2 == 0 else -40, 30 if index % 4 < 2 else -30, steps=10)
-            time.sleep(0.5)
-            sent = one.execute_script("return window.lansessionSent")
-            drawn = two.execute_script("return window.lansessionTimings")
-            latencies = []
-            for move in sent:
-                hit = next((t for t in drawn if (t["view"], t["x"], t["y"]) == (move["view"], move["x"], move["y"])
-                            and t["drawnAt"] >= move["sentAt"]), None)
-                if hit:
-                    latencies.append(hit["drawnAt"] - move["sentAt"])
-            latencies.sort()
-
-            def pct(p):
-                return round(latencies[min(len(latencies) - 1, int(p * len(latencies)))], 2) if latencies else None
-            event("latency", moves=len(sent), drawn=len(drawn), matched=len(latencies), p50_ms=pct(0.5),
-                  p90_ms=pct(0.9), p99_ms=pct(0.99), max_ms=latencies[-1] if latencies else None)
+            measure_latency(one, two, drags)
 
         if shots:
             one.save_screenshot(os.path.join(shots, "page-1.png"))
@@ -328,7 +359,15 @@ def main():
     parser.add_argument("--ids", help="the two daemons' peer ids, comma-separated (for the browser checks)")
     parser.add_argument("--kill-pid", type=int, help="kill -9 this pid (daemon 2) and expect page 1 to show it lost")
     parser.add_argument("--drags", type=int, default=0, help="drags to time on page 1 as seen on page 2")
+    parser.add_argument("--latency-only", action="store_true", help="only time --drags drags (scripts/bench web)")
+    parser.add_argument("--unthrottled", action="store_true", help="frames as fast as they come, not 60 a second")
     options = parser.parse_args()
+    global UNTHROTTLED
+    UNTHROTTLED = options.unthrottled
+    if options.latency_only:
+        ok = latency_only(options.page[0], options.page[1], options.drags or 200)
+        print(json.dumps({"summary": {"passed": ok}}), flush=True)
+        sys.exit(0 if ok else 1)
     if options.shots:
         os.makedirs(options.shots, exist_ok=True)
     ok = http_checks(options.page[0], options.client, options.control)

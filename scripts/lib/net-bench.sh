@@ -2,7 +2,8 @@
 # Round trips between two test hosts, side by side in one run, rounds interleaved: sockperf TCP and UDP ping-pong (the
 # kernel's floor), ENet reliable and unsequenced ping-pong (the peer to beat; Benchmarks/enet-pingpong), and
 # session-client bench between two release sessiond (reliable, unreliable). Run by `scripts/bench net`; needs root.
-#   net-bench.sh [--json] [--rounds N] [--seconds S] [--size B]
+#   net-bench.sh [--json] [--rounds N] [--seconds S] [--size B] [--svg FILE]
+# --svg FILE also draws the rows as latency distributions in a standalone SVG (scripts/lib/latency-svg.py).
 # The last row is end to end: an increment asked of host 1's daemon on its control socket until the counter event
 # shows in a watch of host 2's daemon (scripts/lib/e2e-increment.py).
 # Prints p50/p90/p99 in microseconds per row (the median over the rounds of each percentile) and each row's p50 ratio
@@ -10,6 +11,7 @@
 set -euo pipefail
 
 json=0
+svg=""
 rounds=3
 seconds=3
 size=16
@@ -33,6 +35,11 @@ while (($#)); do
         --size)
             [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ && $2 -le 1000 ]] || die "--size needs 1...1000 bytes"
             size=$2
+            shift
+            ;;
+        --svg)
+            [[ $# -ge 2 && -n $2 ]] || die "--svg needs a file"
+            svg=$2
             shift
             ;;
         *) die "unknown argument '$1'" ;;
@@ -109,15 +116,18 @@ for round in $(seq "$rounds"); do
     e2e_row increment-to-watch
 done >"$work/rows"
 
-python3 - "$work/rows" "$json" "$size" "$rounds" <<'PYTHON'
+python3 - "$work/rows" "$json" "$size" "$rounds" "$work/rows.jsonl" <<'PYTHON'
 import json, statistics, sys
-path, as_json, size, rounds = sys.argv[1], sys.argv[2] == "1", sys.argv[3], sys.argv[4]
+path, as_json, size, rounds, jsonl = sys.argv[1], sys.argv[2] == "1", sys.argv[3], sys.argv[4], sys.argv[5]
 rows = {}
 for line in open(path):
     name, p50, p90, p99 = line.split()
     rows.setdefault(name, []).append((float(p50), float(p90), float(p99)))
 median = {name: [statistics.median(v[i] for v in values) for i in range(3)] for name, values in rows.items()}
 tcp, enet = median["sockperf-tcp"][0], median["enet-reliable"][0]
+with open(jsonl, "w") as out:
+    for name, (p50, p90, p99) in median.items():
+        out.write(json.dumps({"row": name, "p50": p50, "p90": p90, "p99": p99}) + "\n")
 if as_json:
     for name, (p50, p90, p99) in median.items():
         print(json.dumps({"metric": "round_trip_us", "row": name, "size": int(size), "rounds": int(rounds),
@@ -129,3 +139,8 @@ else:
     for name, (p50, p90, p99) in median.items():
         print(f"{name:22} {p50:8.1f} {p90:8.1f} {p99:8.1f} {p50 / tcp:7.2f} {p50 / enet:8.2f}")
 PYTHON
+if [[ -n $svg ]]; then
+    python3 "$root/scripts/lib/latency-svg.py" "round trips of $size-byte messages between two test hosts" "$svg" \
+        <"$work/rows.jsonl"
+    echo "bench net: wrote $svg" >&2
+fi
