@@ -586,7 +586,8 @@ struct Report: Encodable {
         if let soak {
             for series in soak.judged {
                 Swift.print(
-                    "\(series.daemon): \(series.samples) samples, RSS \(series.rssKiB[0]) -> \(series.rssKiB[1]) KiB, "
+                    "\(series.daemon): \(series.samples) samples, RSS \(series.rssKiB[0]) -> \(series.rssKiB[1]) KiB, anon "
+                        + "\(series.anonKiB[0]) -> \(series.anonKiB[1]) KiB, "
                         + "fds \(series.fds[0]) -> \(series.fds[1]) (medians of the 2nd and last quarter), CPU "
                         + "\(String(format: "%.1f", series.cpuSeconds)) s\(series.grew ? ": GREW" : "")")
             }

@@ -5,13 +5,16 @@ import Synchronization
     import Glibc
 #endif
 
-/// A soak's measurements of every daemon (resident memory, open descriptors, CPU time, from /proc), one series per
-/// daemon incarnation (a restart after kill -9 starts a new one), and the verdict: a series whose last quarter's
-/// median is well above its second quarter's grew without bound.
+/// A soak's measurements of every daemon (resident memory, anonymous memory, open descriptors, CPU time, from /proc),
+/// one series per daemon incarnation (a restart after kill -9 starts a new one), and the verdict: a series whose last
+/// quarter's median is well above its second quarter's grew without bound. Memory is judged by its anonymous part
+/// (`RssAnon`: what the process allocated): resident memory also counts the pages of the binary and its libraries,
+/// which are file-backed and shared and get paged in as code runs for the first time (a debug sessiond is 70 MB).
 final class DaemonSampler: Sendable {
     struct Sample: Sendable {
         var seconds: Double
         var rssKiB: Int
+        var anonKiB: Int
         var fds: Int
         var cpuSeconds: Double
     }
@@ -48,7 +51,8 @@ final class DaemonSampler: Sendable {
                 }
             }
             parts.append(
-                "\(key) rss \(sample.rssKiB) KiB fds \(sample.fds) cpu \(String(format: "%.1f", sample.cpuSeconds)) s")
+                "\(key) rss \(sample.rssKiB) KiB anon \(sample.anonKiB) KiB fds \(sample.fds) cpu "
+                    + "\(String(format: "%.1f", sample.cpuSeconds)) s")
         }
         return parts.joined(separator: ", ")
     }
@@ -58,13 +62,17 @@ final class DaemonSampler: Sendable {
             let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
         else { return nil }
-        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+        func kibibytes(_ field: String) -> Int? {
+            status.split(separator: "\n").first { $0.hasPrefix(field) }
+                .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+        }
         // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-        guard let close = stat.lastIndex(of: ")"), let rss else { return nil }
+        guard let close = stat.lastIndex(of: ")"), let rss = kibibytes("VmRSS:"), let anon = kibibytes("RssAnon:")
+        else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return Sample(seconds: elapsed, rssKiB: rss, fds: fds.count, cpuSeconds: (user + system) / ticks)
+        return Sample(
+            seconds: elapsed, rssKiB: rss, anonKiB: anon, fds: fds.count, cpuSeconds: (user + system) / ticks)
     }
 
     /// Judges every series long enough: the median of its last quarter against the median of its second quarter.
@@ -79,13 +87,14 @@ final class DaemonSampler: Sendable {
             let second = Array(samples[quarter..<2 * quarter])
             let last = Array(samples[(samples.count - quarter)...])
             let rss = (Self.median(second.map(\.rssKiB)), Self.median(last.map(\.rssKiB)))
+            let anon = (Self.median(second.map(\.anonKiB)), Self.median(last.map(\.anonKiB)))
             let fds = (Self.median(second.map(\.fds)), Self.median(last.map(\.fds)))
-            let rssGrew = rss.1 > rss.0 + rss.0 / 4 + Self.rssSlackKiB
+            let anonGrew = anon.1 > anon.0 + anon.0 / 4 + Self.rssSlackKiB
             let fdsGrew = fds.1 > fds.0 + fds.0 / 4 + Self.fdSlack
             verdict.judged.append(
                 SoakVerdict.Series(
-                    daemon: key, samples: samples.count, rssKiB: [rss.0, rss.1], fds: [fds.0, fds.1],
-                    cpuSeconds: samples.last?.cpuSeconds ?? 0, grew: rssGrew || fdsGrew))
+                    daemon: key, samples: samples.count, rssKiB: [rss.0, rss.1], anonKiB: [anon.0, anon.1],
+                    fds: [fds.0, fds.1], cpuSeconds: samples.last?.cpuSeconds ?? 0, grew: anonGrew || fdsGrew))
         }
         return verdict
     }
@@ -103,6 +112,7 @@ struct SoakVerdict: Encodable {
         var samples: Int
         /// Medians of the second and the last quarter.
         var rssKiB: [Int]
+        var anonKiB: [Int]
         var fds: [Int]
         var cpuSeconds: Double
         var grew: Bool
