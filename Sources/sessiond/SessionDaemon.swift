@@ -7,6 +7,7 @@ import LanSessionDiscovery
 import LanSessionRFCOMM
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import SessionControl
 import WireCodec
@@ -95,6 +96,7 @@ struct SessionDaemon: AsyncParsableCommand {
 
     /// Bad arguments: one line, exit 2 (not the parser's usual 64).
     static func main() async {
+        runOnOneLoop()
         do {
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {
@@ -249,7 +251,8 @@ struct SessionDaemon: AsyncParsableCommand {
                 logger.notice("no Bluetooth: \(error.message); carrying on with LAN only")
             }
         }
-        let session = try Session(configuration: configuration, transports: transports, logger: logger)
+        let session = try Session(
+            configuration: configuration, transports: transports, eventLoop: Self.loop, logger: logger)
         // The original apps; this peer's count is saved before it is sent: a failed save counts nowhere.
         let app = try await BubblesAndCounterApp(
             session: session,

@@ -183,6 +183,9 @@ async def ws_loop(r, w, me):
                 try: m = json.loads(data)
                 except ValueError: continue
                 on_op(w, m, me)
+            if op == 2 and len(data) == 10 and data[0] == 1:  # a move: code 1, bubble, x and y as float32
+                view, x, y = struct.unpack('!xBff', data)
+                on_op(w, {"op": "move", "view": view, "x": x, "y": y}, me)
     except (asyncio.IncompleteReadError, ConnectionError):
         pass
     finally:

@@ -142,7 +142,46 @@ def http_checks(url, client, control):
         code = struct.unpack(">H", frame[1][:2])[0] if frame and frame[0] == 8 and len(frame[1]) >= 2 else None
         ok &= report(name, code == 1008 and not (frame and frame[0] == 1),
                      f"{line}; first frame {'close ' + str(code) if code else frame and frame[0]}")
+    ok &= binary_move_check(host, port, origin, cookie)
     return ok
+
+
+def binary_move_check(host, port, origin, cookie):
+    """A move as the page sends it, a binary frame (the spec's golden vector), reaches another page of the daemon;
+    the page that sent it does not get it back; a malformed binary frame is answered with an error."""
+    import websocket as client
+
+    def page():
+        ws = client.create_connection(f"ws://{host}:{port}/ws", header=[f"Origin: {origin}"],
+                                      cookie=cookie, timeout=5)
+        return ws, json.loads(ws.recv())["self"]["peerID"]
+
+    def next_of(ws, kind, view=None):
+        while True:
+            message = json.loads(ws.recv())
+            if message.get("type") == kind and (view is None or message.get("view") == view):
+                return message
+    mover, me = page()
+    watcher, _ = page()
+    try:
+        mover.send(json.dumps({"op": "pickup", "view": 1}))
+        held = next_of(mover, "bubble", 1)
+        next_of(watcher, "bubble", 1)
+        mover.send_binary(bytes.fromhex("01 01 42 f5 00 00 42 da 00 00"))  # bubble 1 to (122.5, 109)
+        seen = next_of(watcher, "bubble", 1)
+        mover.send_binary(b"\x01\x01\x00")
+        refusal = next_of(mover, "error")
+        # Dropped back where it was: the browser checks that follow expect the bubbles apart.
+        mover.send(json.dumps({"op": "drop", "view": 1, "x": held["x"], "y": held["y"]}))
+        after = next_of(mover, "bubble", 1)  # the drop: had the move come back, it would have come first
+        return report("binary_move", held.get("holder") == me and (seen["x"], seen["y"]) == (122.5, 109)
+                      and seen.get("holder") == me and "not an operation" in refusal.get("message", "")
+                      and "holder" not in after,
+                      f"another page saw ({seen['x']}, {seen['y']}); a short frame: {refusal.get('message')}; "
+                      f"the mover's next bubble message {'is the drop' if 'holder' not in after else 'was its own move'}")
+    finally:
+        mover.close()
+        watcher.close()
 
 
 # In a real browser: headless Chromium through Selenium, real pointer input (WebDriver actions).
@@ -218,33 +257,53 @@ def drag(driver, view, dx, dy, steps=20, release=True):
 
 def measure_latency(one, two, drags):
     """Pointer event on page 1 to the frame drawn on page 2, over `drags` drags of bubble 2, on one clock: the
-    machine's, as performance.timeOrigin + performance.now() in both pages. Prints a `latency` event."""
-    one.execute_script("window.lansessionSent.length = 0")
-    two.execute_script("window.lansessionTimings.length = 0")
-    sent, drawn = [], []
+    machine's, as performance.timeOrigin + performance.now() in both pages. Also to the move's arrival in page 2 (the
+    pipeline: page, daemon, network, daemon, page), before it waits for page 2's next frame. Prints a `latency`
+    event."""
+    one.execute_script("window.lansessionSent.length = 0; window.lansessionInputLag.length = 0")
+    two.execute_script("window.lansessionTimings.length = 0; window.lansessionArrivals.length = 0")
+    take = ("const d = {drawn: window.lansessionTimings.slice(), arrived: window.lansessionArrivals.slice()}; "
+            "window.lansessionTimings.length = 0; window.lansessionArrivals.length = 0; return d")
+    sent, drawn, arrived = [], [], []
     for index in range(drags):
         drag(one, 2, 40 if index % 2 == 0 else -40, 30 if index % 4 < 2 else -30, steps=10)
         if index % 20 == 19:  # the pages keep the last 2000 of each; collect as they go
             sent += one.execute_script("const s = window.lansessionSent.slice(); window.lansessionSent.length = 0; return s")
             time.sleep(0.2)
-            drawn += two.execute_script(
-                "const d = window.lansessionTimings.slice(); window.lansessionTimings.length = 0; return d")
+            got = two.execute_script(take)
+            drawn += got["drawn"]
+            arrived += got["arrived"]
     time.sleep(0.3)
     sent += one.execute_script("return window.lansessionSent")
-    drawn += two.execute_script("return window.lansessionTimings")
-    latencies = []
-    for move in sent:
-        hit = next((t for t in drawn if (t["view"], t["x"], t["y"]) == (move["view"], move["x"], move["y"])
-                    and t["drawnAt"] >= move["sentAt"]), None)
-        if hit:
-            latencies.append(hit["drawnAt"] - move["sentAt"])
-    latencies.sort()
+    got = two.execute_script(take)
+    drawn += got["drawn"]
+    arrived += got["arrived"]
 
-    def percentile(p):
-        return round(latencies[min(len(latencies) - 1, int(p * len(latencies)))], 2) if latencies else None
-    event("latency", drags=drags, moves=len(sent), drawn=len(drawn), matched=len(latencies), p50_ms=percentile(0.5),
-          p90_ms=percentile(0.9), p99_ms=percentile(0.99), max_ms=round(latencies[-1], 2) if latencies else None,
-          frames="unthrottled" if UNTHROTTLED else "60 Hz")
+    def delays(seen, key, later_only=False):
+        found = []
+        for move in sent:
+            if later_only and move.get("first"):
+                continue
+            hit = next((t for t in seen if (t["view"], t["x"], t["y"]) == (move["view"], move["x"], move["y"])
+                        and t[key] >= move["sentAt"]), None)
+            if hit:
+                found.append(hit[key] - move["sentAt"])
+        return sorted(found)
+
+    def percentile(values, p):
+        return round(values[min(len(values) - 1, int(p * len(values)))], 2) if values else None
+    lag = sorted(one.execute_script("return window.lansessionInputLag"))
+    latencies = delays(drawn, "drawnAt")
+    later = delays(drawn, "drawnAt", later_only=True)  # not the first move of a drag, which waits for the pick-up
+    arrivals = delays(arrived, "arrivedAt")
+    event("latency", drags=drags, moves=len(sent), drawn=len(drawn), matched=len(latencies),
+          p50_ms=percentile(latencies, 0.5), p90_ms=percentile(latencies, 0.9), p99_ms=percentile(latencies, 0.99),
+          max_ms=round(latencies[-1], 2) if latencies else None,
+          arrived_p50_ms=percentile(arrivals, 0.5), arrived_p90_ms=percentile(arrivals, 0.9),
+          arrived_p99_ms=percentile(arrivals, 0.99), arrived_max_ms=round(arrivals[-1], 2) if arrivals else None,
+          later_p50_ms=percentile(later, 0.5), later_p90_ms=percentile(later, 0.9),
+          later_p99_ms=percentile(later, 0.99), input_lag_p50_ms=percentile(lag, 0.5), input_lag_p90_ms=percentile(lag, 0.9),
+          input_lag_p99_ms=percentile(lag, 0.99), frames="unthrottled" if UNTHROTTLED else "60 Hz")
 
 
 def latency_only(one_url, two_url, drags):

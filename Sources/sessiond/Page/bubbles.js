@@ -12,6 +12,11 @@ const KEEP = 2000;
 const quantize = (n) => Math.round(n * 4) / 4;
 const fmt = (n) => String(Math.round(n * 100) / 100);
 const clock = () => performance.timeOrigin + performance.now();
+// A move goes out as soon as the pointer reports it, at most one every 4 ms (250 Hz, for mice that report at 1000 Hz);
+// a later position that comes sooner goes out when the 4 ms are over.
+const MOVE_GAP_MS = 4;
+// Where the browser has it, pointerrawupdate reports the pointer as it moves, not at the start of the next frame.
+const MOVE_EVENT = 'onpointerrawupdate' in window ? 'pointerrawupdate' : 'pointermove';
 
 function keep(list, entry) {
   list.push(entry);
@@ -24,7 +29,7 @@ export function createBubbles(app) {
   const board = document.getElementById('board');
   let scale = 1;
 
-  // view -> local drag: { view, pointerId, dx, dy, x, y, confirmed, released, pendingMove }
+  // view -> local drag: { view, pointerId, dx, dy, x, y, confirmed, released, pendingMove, movedAt, sentAt }
   const drags = new Map();
   // view -> position dropped here, shown until the session has the bubble free (or another device takes it)
   const settling = new Map();
@@ -101,7 +106,7 @@ export function createBubbles(app) {
     const at = shown(view);
     const d = {
       view, pointerId, dx: p ? at.x - p.x : 0, dy: p ? at.y - p.y : 0, x: at.x, y: at.y,
-      confirmed: b.holder === me, released: false, pendingMove: false,
+      confirmed: b.holder === me, released: false, pendingMove: false, movedAt: clock(), sentAt: -Infinity,
     };
     drags.set(view, d);
     settling.delete(view);
@@ -128,7 +133,19 @@ export function createBubbles(app) {
     if (begin(Number(el.dataset.view), e.pointerId, toBoard(e))) el.setPointerCapture(e.pointerId);
   });
 
-  board.addEventListener('pointermove', (e) => {
+  // Sends a drag's latest position; `movedAt` is when the pointer (or key) moved it, on the machine's clock.
+  function sendMove(d) {
+    d.pendingMove = false;
+    const x = quantize(d.x);
+    const y = quantize(d.y);
+    const first = d.sentAt === -Infinity; // waited for the pick-up to be granted
+    if (app.sendMove(d.view, x, y)) {
+      d.sentAt = clock();
+      keep(window.lansessionSent, { view: d.view, x, y, sentAt: d.movedAt, first });
+    }
+  }
+
+  board.addEventListener(MOVE_EVENT, (e) => {
     const d = dragOf(e.pointerId);
     if (!d) return;
     const p = toBoard(e);
@@ -137,7 +154,18 @@ export function createBubbles(app) {
     if (!Number.isFinite(x) || !Number.isFinite(y)) return;
     d.x = x;
     d.y = y;
-    if (d.confirmed) d.pendingMove = true;
+    d.movedAt = performance.timeOrigin + e.timeStamp;
+    keep(window.lansessionInputLag, clock() - d.movedAt); // the browser's own delay, event to handler
+    if (d.confirmed) {
+      const wait = d.sentAt + MOVE_GAP_MS - clock();
+      if (wait <= 0) sendMove(d);
+      else if (!d.pendingMove) {
+        d.pendingMove = true;
+        setTimeout(() => {
+          if (d.pendingMove && !d.released && drags.get(d.view) === d) sendMove(d);
+        }, wait);
+      }
+    }
     app.invalidate('bubbles');
   });
 
@@ -176,7 +204,8 @@ export function createBubbles(app) {
       const step = e.shiftKey ? 40 : 10;
       d.x += STEPS[e.key][0] * step;
       d.y += STEPS[e.key][1] * step;
-      if (d.confirmed) d.pendingMove = true;
+      d.movedAt = clock();
+      if (d.confirmed) sendMove(d);
       app.invalidate('bubbles');
     }
   });
@@ -214,7 +243,7 @@ export function createBubbles(app) {
           if (!d.confirmed) {
             d.confirmed = true;
             if (d.released) sendDrop(d);
-            else d.pendingMove = true; // send the latest position at once
+            else sendMove(d); // the latest position, at once
           }
         } else if (b.holder || d.confirmed) {
           // Another device got it, or our hold ended: snap back to the session's state.
@@ -227,7 +256,10 @@ export function createBubbles(app) {
         if (b.holder === me) app.send({ op: 'drop', view, x: b.x, y: b.y });
       }
       if (settling.has(view) && b.holder !== me) settling.delete(view);
-      if (b.holder && b.holder !== me) incoming.add(view);
+      if (b.holder && b.holder !== me) {
+        incoming.add(view);
+        keep(window.lansessionArrivals, { view, x: b.x, y: b.y, arrivedAt: clock() });
+      }
       app.invalidate('bubbles');
     },
 
@@ -247,16 +279,10 @@ export function createBubbles(app) {
       app.invalidate('bubbles');
     },
 
-    // In the animation frame: send the latest local move, then paint.
+    // In the animation frame: send a local move that had to wait, then paint.
     render() {
       for (const d of drags.values()) {
-        if (!d.confirmed || !d.pendingMove || d.released) continue;
-        d.pendingMove = false;
-        const x = quantize(d.x);
-        const y = quantize(d.y);
-        if (app.send({ op: 'move', view: d.view, x, y })) {
-          keep(window.lansessionSent, { view: d.view, x, y, sentAt: clock() });
-        }
+        if (d.confirmed && d.pendingMove && !d.released) sendMove(d);
       }
       const me = app.selfID();
       const drawnAt = clock();

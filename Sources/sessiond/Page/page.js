@@ -32,6 +32,8 @@ window.lansession = {
 };
 window.lansessionTimings = [];
 window.lansessionSent = [];
+window.lansessionArrivals = [];
+window.lansessionInputLag = [];
 
 // Rendering: parts marked dirty are drawn in the next animation frame, and nothing runs otherwise.
 const dirty = new Set();
@@ -44,6 +46,19 @@ function invalidate(part) {
 function send(msg) {
   if (!socket || socket.readyState !== WebSocket.OPEN) return false;
   socket.send(JSON.stringify(msg));
+  return true;
+}
+
+// A move, the one operation a drag sends every frame, goes as a 10-byte binary frame: code 1, the bubble, then x
+// and y as big-endian float32 (docs/control-protocol.md, "The page").
+function sendMove(view, x, y) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+  const move = new DataView(new ArrayBuffer(10));
+  move.setUint8(0, 1);
+  move.setUint8(1, view);
+  move.setFloat32(2, x);
+  move.setFloat32(6, y);
+  socket.send(move.buffer);
   return true;
 }
 
@@ -61,6 +76,7 @@ function nameOf(id) {
 const app = {
   state,
   send,
+  sendMove,
   invalidate,
   nameOf,
   selfID: () => state.self?.peerID ?? '',

@@ -47,7 +47,18 @@ struct PageFeed: Sendable {
     func perform(_ operation: PageOperation) async -> String? {
         var request = ControlRequest(command: "")
         switch operation.op {
-        case "pickup", "move", "drop":
+        case "move":
+            // A drag sends one a frame: straight to the app, without a control reply made and read back.
+            guard let view = operation.view, view >= 0, BubbleBoard.isValid(UInt8(clamping: view)),
+                let x = operation.x, let y = operation.y
+            else { return "move needs a bubble (0, 1, 2), x and y" }
+            do {
+                try await dispatcher.app.move(UInt8(view), x: Float(x), y: Float(y))
+                return nil
+            } catch {
+                return error.message
+            }
+        case "pickup", "drop":
             guard let view = operation.view else { return "\(operation.op) needs a view" }
             request.command = operation.op
             request.view = view
