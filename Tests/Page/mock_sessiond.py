@@ -103,14 +103,23 @@ def counter_msg():
     return dict(type="counter", **S["counter"])
 
 
+# (connection, bubble) -> the move a page sent while its pick-up waits for the answer (None: none yet), as sessiond
+# keeps it: carried out with the grant, forgotten with a refusal or a drop.
+WAITING = {}
+
+
 async def decide_pickup(w, v, me):
     await asyncio.sleep(CFG["pickup_delay"])
     b = S["bubbles"][v]
+    waiting = WAITING.pop((id(w), v), None)
     if b.get("holder") not in (None, me):
         send(w, {"type": "error", "message": f"bubble {v} is held by another device"})
         return
     b["holder"] = me
     broadcast(bubble_msg(v))
+    if waiting is not None:
+        b["x"], b["y"] = waiting
+        broadcast(bubble_msg(v))
 
 
 def on_op(w, m, me):
@@ -120,14 +129,18 @@ def on_op(w, m, me):
     if op in ("pickup", "move", "drop") and v not in (0, 1, 2):
         send(w, {"type": "error", "message": f"no bubble {v}"}); return
     if op == "pickup":
+        WAITING[(id(w), v)] = None
         asyncio.get_running_loop().create_task(decide_pickup(w, v, me))
     elif op == "move":
         b = S["bubbles"][v]
+        if (id(w), v) in WAITING:
+            WAITING[(id(w), v)] = (float(m["x"]), float(m["y"])); return
         if b.get("holder") != me:
             send(w, {"type": "error", "message": f"bubble {v} is not held here"}); return
         b["x"], b["y"] = float(m["x"]), float(m["y"])
         broadcast(bubble_msg(v))
     elif op == "drop":
+        WAITING.pop((id(w), v), None)
         b = S["bubbles"][v]
         if b.get("holder") != me:
             send(w, {"type": "error", "message": f"bubble {v} is not held here"}); return

@@ -3,7 +3,7 @@
 # the link's limit (iperf3, one TCP stream), a raw TCP copy of the same file (sendfile to a file), and what a person
 # would use instead (scp, OpenSSH, with AES-128-GCM and with ChaCha20-Poly1305); and the round trip of pings while the
 # file flows. Run by `scripts/bench push`; needs root; installs iperf3 and openssh-server (no service is started).
-#   push-bench.sh [--megabytes N] [--rate RATE] [--secret | --insecure]
+#   push-bench.sh [--json] [--megabytes N] [--rate RATE] [--secret | --insecure]
 # --rate shapes host 1's link (tc tbf, e.g. 1gbit) as a real LAN would limit it. The links are sealed (Noise) with
 # admission open, or with --secret a shared secret's admission (sealed the same way); --insecure does not seal them.
 set -euo pipefail
@@ -12,6 +12,7 @@ megabytes=200
 rate=""
 secret=0
 insecure=0
+json=0
 while (($#)); do
     case "$1" in
         --megabytes)
@@ -26,6 +27,7 @@ while (($#)); do
             ;;
         --secret) secret=1 ;;
         --insecure) insecure=1 ;;
+        --json) json=1 ;;
         *)
             echo "bench push: unknown argument '$1'" >&2
             exit 2
@@ -140,14 +142,24 @@ sealing="sealed (Noise, admission open)"
 ((secret)) && sealing="sealed (Noise, shared-secret admission)"
 ((insecure)) && sealing="not sealed (--insecure)"
 python3 - "$megabytes" "$raw" "$work/push.out" "$idle" "$busy" "${rate:-none}" "$sealing" "$iperf" "$scp_gcm" \
-    "$scp_chacha" <<'PYTHON'
+    "$scp_chacha" "$json" <<'PYTHON'
 import json, sys
-megabytes, raw, push_out, idle, busy, rate, sealing, iperf, scp_gcm, scp_chacha = sys.argv[1:]
+megabytes, raw, push_out, idle, busy, rate, sealing, iperf, scp_gcm, scp_chacha, as_json = sys.argv[1:]
 final = json.loads(open(push_out).read().splitlines()[-1])
 seconds = final["seconds"]
 idle, busy = json.loads(idle), json.loads(busy)
 size = int(megabytes) * 1e6
 link = float(iperf)  # bytes a second
+if as_json == "1":
+    mbps = lambda took: round(size / took / 1e6, 1)
+    print(json.dumps({"metric": "push", "megabytes": int(megabytes), "link": rate, "sealing": sealing,
+                      "iperf3_mbps": round(link / 1e6, 1), "raw_copy_mbps": mbps(float(raw)),
+                      "scp_aes128_gcm_mbps": mbps(float(scp_gcm)), "scp_chacha20_mbps": mbps(float(scp_chacha)),
+                      "push_mbps": mbps(seconds), "push_vs_iperf3": round(size / seconds / link, 3),
+                      "push_vs_scp": round(min(float(scp_gcm), float(scp_chacha)) / seconds, 2),
+                      "ping_idle_p50_us": idle["p50_us"], "ping_idle_p99_us": idle["p99_us"],
+                      "ping_busy_p50_us": busy["p50_us"], "ping_busy_p99_us": busy["p99_us"]}))
+    sys.exit(0)
 print(f"{megabytes} MB host 1 -> host 2, link {rate}, sessiond's links {sealing}")
 print(f"{'ROW':34} {'SECONDS':>8} {'MB/s':>8} {'vs IPERF3':>9} {'vs SCP':>7}")
 best_scp = min(float(scp_gcm), float(scp_chacha))

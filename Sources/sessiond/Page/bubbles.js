@@ -29,7 +29,7 @@ export function createBubbles(app) {
   const board = document.getElementById('board');
   let scale = 1;
 
-  // view -> local drag: { view, pointerId, dx, dy, x, y, confirmed, released, pendingMove, movedAt, sentAt }
+  // view -> local drag: { view, pointerId, dx, dy, x, y, confirmed, released, pendingMove, movedAt, sentAt, sentX, sentY }
   const drags = new Map();
   // view -> position dropped here, shown until the session has the bubble free (or another device takes it)
   const settling = new Map();
@@ -107,6 +107,7 @@ export function createBubbles(app) {
     const d = {
       view, pointerId, dx: p ? at.x - p.x : 0, dy: p ? at.y - p.y : 0, x: at.x, y: at.y,
       confirmed: b.holder === me, released: false, pendingMove: false, movedAt: clock(), sentAt: -Infinity,
+      sentX: NaN, sentY: NaN,
     };
     drags.set(view, d);
     settling.delete(view);
@@ -133,14 +134,17 @@ export function createBubbles(app) {
     if (begin(Number(el.dataset.view), e.pointerId, toBoard(e))) el.setPointerCapture(e.pointerId);
   });
 
-  // Sends a drag's latest position; `movedAt` is when the pointer (or key) moved it, on the machine's clock.
+  // Sends a drag's latest position; `movedAt` is when the pointer (or key) moved it, on the machine's clock. Moves go
+  // before the pick-up is granted too: the daemon keeps the latest and carries it out with the grant.
   function sendMove(d) {
     d.pendingMove = false;
     const x = quantize(d.x);
     const y = quantize(d.y);
-    const first = d.sentAt === -Infinity; // waited for the pick-up to be granted
+    const first = d.sentAt === -Infinity; // waits for the pick-up to be granted
     if (app.sendMove(d.view, x, y)) {
       d.sentAt = clock();
+      d.sentX = x;
+      d.sentY = y;
       keep(window.lansessionSent, { view: d.view, x, y, sentAt: d.movedAt, first });
     }
   }
@@ -156,15 +160,13 @@ export function createBubbles(app) {
     d.y = y;
     d.movedAt = performance.timeOrigin + e.timeStamp;
     keep(window.lansessionInputLag, clock() - d.movedAt); // the browser's own delay, event to handler
-    if (d.confirmed) {
-      const wait = d.sentAt + MOVE_GAP_MS - clock();
-      if (wait <= 0) sendMove(d);
-      else if (!d.pendingMove) {
-        d.pendingMove = true;
-        setTimeout(() => {
-          if (d.pendingMove && !d.released && drags.get(d.view) === d) sendMove(d);
-        }, wait);
-      }
+    const wait = d.sentAt + MOVE_GAP_MS - clock();
+    if (wait <= 0) sendMove(d);
+    else if (!d.pendingMove) {
+      d.pendingMove = true;
+      setTimeout(() => {
+        if (d.pendingMove && !d.released && drags.get(d.view) === d) sendMove(d);
+      }, wait);
     }
     app.invalidate('bubbles');
   });
@@ -205,7 +207,7 @@ export function createBubbles(app) {
       d.x += STEPS[e.key][0] * step;
       d.y += STEPS[e.key][1] * step;
       d.movedAt = clock();
-      if (d.confirmed) sendMove(d);
+      sendMove(d);
       app.invalidate('bubbles');
     }
   });
@@ -243,7 +245,7 @@ export function createBubbles(app) {
           if (!d.confirmed) {
             d.confirmed = true;
             if (d.released) sendDrop(d);
-            else sendMove(d); // the latest position, at once
+            else if (quantize(d.x) !== d.sentX || quantize(d.y) !== d.sentY) sendMove(d); // the daemon has the rest
           }
         } else if (b.holder || d.confirmed) {
           // Another device got it, or our hold ended: snap back to the session's state.
@@ -282,7 +284,7 @@ export function createBubbles(app) {
     // In the animation frame: send a local move that had to wait, then paint.
     render() {
       for (const d of drags.values()) {
-        if (d.confirmed && d.pendingMove && !d.released) sendMove(d);
+        if (d.pendingMove && !d.released) sendMove(d);
       }
       const me = app.selfID();
       const drawnAt = clock();

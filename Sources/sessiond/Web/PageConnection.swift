@@ -5,7 +5,6 @@ import Logging
 import NIOCore
 import NIOWebSocket
 import SessionControl
-import Synchronization
 
 /// One open page: its snapshot first, then every change as it happens (pushed, never polled), the round trips once a
 /// second while a peer is connected, and the operations it asks for. All its frames leave through one writer task.
@@ -16,7 +15,8 @@ struct PageConnection {
 
     func run() async throws {
         let events = feed.hub.subscribe()  // before the snapshot: what changes meanwhile follows it
-        let ownMoves = OwnMoves()
+        let drags = PageDrags()
+        let me = feed.dispatcher.session.peerID
         try await connection.executeThenClose { inbound, outbound in
             let (messages, sink) = AsyncStream<PageMessage>.makeStream(bufferingPolicy: .bufferingNewest(4096))
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -31,11 +31,19 @@ struct PageConnection {
                 sink.yield(.snapshot(await feed.snapshot()))
                 group.addTask {
                     for await event in events {
-                        // This page's own move comes back as an event: it is already where the page put it.
-                        if case .app(.move(let view, let x, let y, let peer)) = event,
-                            peer == feed.dispatcher.session.peerID, ownMoves.isEcho(view, x, y)
-                        {
-                            continue
+                        switch event {
+                        case .app(.move(let view, let x, let y, let peer)) where peer == me:
+                            // This page's own move comes back as an event: it is already where the page put it.
+                            if drags.isEcho(view, x, y) { continue }
+                        case .app(.holder(let view, let holder)):
+                            // A pick-up of this page answered: a move that waited for it goes now.
+                            if let move = drags.holder(of: view, isThisDevice: holder.map { $0 == me }),
+                                let refusal = await feed.perform(move)
+                            {
+                                sink.yield(.error(refusal))
+                            }
+                        default:
+                            break
                         }
                         for message in await changes(after: event) { sink.yield(message) }
                     }
@@ -56,8 +64,16 @@ struct PageConnection {
                                 sink.yield(.error("not an operation"))
                                 continue
                             }
-                            if operation.op == "move" { ownMoves.sent(operation) }
-                            if let refusal = await feed.perform(operation) { sink.yield(.error(refusal)) }
+                            switch operation.op {
+                            case "pickup": drags.askedFor(operation)
+                            case "move": if drags.holdsBack(operation) { continue }
+                            case "drop": drags.forget(operation)
+                            default: break
+                            }
+                            if let refusal = await feed.perform(operation) {
+                                if operation.op == "pickup" { drags.forget(operation) }
+                                sink.yield(.error(refusal))
+                            }
                         case .ping:
                             try await outbound.write(
                                 WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
@@ -99,27 +115,6 @@ struct PageConnection {
             return [.peers(await feed.peers())]
         case .session:
             return []
-        }
-    }
-}
-
-/// The last move this page sent per bubble, so that its echo from the app is not sent back to it; any other change
-/// of the bubble (another device's move, a drop) still is.
-private final class OwnMoves: Sendable {
-    private let last = Mutex<[UInt8: (Float, Float)]>([:])
-
-    func sent(_ operation: PageOperation) {
-        guard let view = operation.view, let x = operation.x, let y = operation.y, (0...255).contains(view) else {
-            return
-        }
-        last.withLock { $0[UInt8(view)] = (Float(x), Float(y)) }
-    }
-
-    func isEcho(_ view: UInt8, _ x: Float, _ y: Float) -> Bool {
-        last.withLock { last in
-            guard let mine = last[view], mine == (x, y) else { return false }
-            last[view] = nil
-            return true
         }
     }
 }
