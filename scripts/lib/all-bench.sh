@@ -3,7 +3,7 @@
 # pushed file (iperf3, a raw copy, scp; unsealed and sealed), messages and increments (plain SwiftNIO TCP), the page
 # (latency and CPU), a join, and meshes of 3 and 32 test hosts with Avahi and of 64 with --static. One JSON object a
 # line, each with the "bench" that made it; without --json, a table of the main figures at the end. Run by
-# `scripts/bench all`; needs root (test hosts). Takes about 10 minutes.
+# `scripts/bench all`; needs root (test hosts). Takes about 12 minutes.
 #   all-bench.sh [--json]
 set -euo pipefail
 
@@ -23,7 +23,10 @@ bench="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-# Runs `scripts/bench NAME ARGS… --json` and keeps its JSON lines, each marked with NAME and the arguments.
+failed=()
+
+# Runs `scripts/bench NAME ARGS… --json` and keeps its JSON lines, each marked with NAME and the arguments; a bench
+# that fails is named at the end, and the others still run.
 run() {
     local name=$1
     shift
@@ -36,7 +39,7 @@ for line in sys.stdin:
     if line.startswith("{"):
         row = json.loads(line)
         print(json.dumps({"bench": name, "arguments": arguments, **row}), flush=True)
-' "$name" "$*" >>"$out"
+' "$name" "$*" >>"$out" || failed+=("$name $*")
 }
 
 run net --rounds 3 --seconds 2
@@ -51,6 +54,10 @@ run mesh 64 --static
 
 if ((json)); then
     cat "$out"
-    exit 0
+else
+    python3 "$(dirname "${BASH_SOURCE[0]}")/bench-table.py" <"$out"
 fi
-python3 "$(dirname "${BASH_SOURCE[0]}")/bench-table.py" <"$out"
+if ((${#failed[@]})); then
+    printf 'bench all: failed: %s\n' "${failed[@]}" >&2
+    exit 1
+fi

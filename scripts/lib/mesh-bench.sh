@@ -13,7 +13,7 @@ die() {
     echo "bench mesh: $*" >&2
     exit 2
 }
-[[ $# -ge 1 && $1 =~ ^[0-9]+$ && $1 -ge 2 && $1 -le 32 ]] || die "needs a host count 2...32 first"
+[[ $# -ge 1 && $1 =~ ^[0-9]+$ && $1 -ge 2 && $1 -le 64 ]] || die "needs a host count 2...64 first"
 hosts=$1
 shift
 json=0

@@ -5,8 +5,8 @@
 # on one clock (performance.timeOrigin + performance.now() in both pages); with frames at 60 a second (what a person
 # sees), then unthrottled (without the wait for the next frame); also to the move's arrival in page 2. Beside it, the
 # daemons' own reliable round trip (session-client bench). Then each daemon's CPU with no page, a page open and idle,
-# and a drag at 60 moves a second (scripts/lib/page-drag-cpu.py). Run by `scripts/bench web`; needs root, chromium,
-# chromium-driver and Selenium (scripts/test installs them).
+# and a drag at 60 moves a second (scripts/lib/page-drag-cpu.py). Run by `scripts/bench web`; needs root; installs
+# chromium, chromium-driver and Selenium if they are missing.
 #   web-bench.sh [--json] [--drags N] [--cpu-seconds S] [--latency-only | --cpu-only]
 set -euo pipefail
 
@@ -35,8 +35,15 @@ while (($#)); do
     esac
     shift
 done
-python3 -c 'import selenium' 2>/dev/null || { echo "bench web: Selenium is missing (pip install selenium)" >&2; exit 1; }
-command -v chromedriver >/dev/null || { echo "bench web: chromium-driver is missing" >&2; exit 1; }
+die() { echo "bench web: $*" >&2; exit 1; }
+# shellcheck source=scripts/lib/packages.sh
+source "$(dirname "${BASH_SOURCE[0]}")/packages.sh"
+trap restore_policy EXIT # until the lab's cleanup takes over
+ensure_packages chromium chromium-driver python3
+if ! python3 -c 'import selenium' 2>/dev/null; then
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore 'selenium==4.51.0' \
+        || die "cannot install selenium from PyPI"
+fi
 # shellcheck source=scripts/lib/bench-lab.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lab.sh"
 bench_lab_up web 2
@@ -87,7 +94,7 @@ for text in sys.argv[3:]:
     print(f"{'page to page, frames ' + row['frames']:48} {row['p50_ms']:>8} {row['p90_ms']:>8} {row['p99_ms']:>8} "
           f"{row['max_ms']:>8}  {row['matched']} of {row['moves']}")
     print(f"{'  moves after the first of a drag':48} {row['later_p50_ms']:>8} {row['later_p90_ms']:>8} "
-          f"{row['later_p99_ms']:>8} {'':>8}  (the first waits for the pick-up)")
+          f"{row['later_p99_ms']:>8} {'':>8}  (a drag's first move also picks it up)")
     print(f"{'  to its arrival in page 2, before the frame':48} {row['arrived_p50_ms']:>8} {row['arrived_p90_ms']:>8} "
           f"{row['arrived_p99_ms']:>8} {row['arrived_max_ms']:>8}")
     print(f"{'  the browser: pointer event to its handler':48} {row['input_lag_p50_ms']:>8} "
