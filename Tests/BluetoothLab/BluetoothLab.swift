@@ -421,6 +421,7 @@ struct Row: Encodable {
     var p50_us: Double
     var p90_us: Double
     var p99_us: Double
+    var note: String?
 }
 
 func percentiles(_ row: String, _ samples: [Double]) -> Row {
@@ -543,7 +544,9 @@ enum RawPingPong {
 
 struct Compare: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Round trips of 16-byte messages: raw TCP, the LAN transport, raw RFCOMM, the RFCOMM transport.")
+        abstract:
+            "Round trips of 16-byte messages: raw TCP, the LAN transport, raw RFCOMM, the RFCOMM transport, idle and "
+            + "during a push over it.")
 
     @Option(help: "Round trips per row.") var count = 1_000
     @Flag(help: "One JSON object per row.") var json = false
@@ -588,6 +591,9 @@ struct Compare: AsyncParsableCommand {
                     row: transport == "lan" ? "LAN transport (sessiond)" : "RFCOMM transport (sessiond)",
                     p50_us: result.p50_us, p90_us: result.p90_us, p99_us: result.p99_us))
         }
+        a.stop()
+        b.stop()
+        rows.append(try await pingDuringPush(hci0, hci1))
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -595,13 +601,64 @@ struct Compare: AsyncParsableCommand {
             return
         }
         print("emulated controllers (btvirt in a QEMU VM): round trips of 16-byte messages, \(count) per row")
-        print("row                               p50 us    p90 us    p99 us   p50 vs raw")
+        print("row                               p50 us    p90 us    p99 us   p50 vs raw (during a push: vs idle)")
         for (index, row) in rows.enumerated() {
-            let floor = index == 2 ? rows[0].p50_us : index == 3 ? rows[1].p50_us : row.p50_us
+            let floor = [2: rows[0].p50_us, 3: rows[1].p50_us, 4: rows[3].p50_us][index] ?? row.p50_us
             let ratio = String(format: "%.2fx", row.p50_us / floor)
             print(
                 row.row.padding(toLength: 32, withPad: " ", startingAt: 0)
-                    + String(format: "%9.1f %9.1f %9.1f   ", row.p50_us, row.p90_us, row.p99_us) + ratio)
+                    + String(format: "%9.1f %9.1f %9.1f   ", row.p50_us, row.p90_us, row.p99_us) + ratio
+                    + (row.note.map { "  (\($0))" } ?? ""))
         }
+    }
+}
+
+extension Compare {
+    /// Round trips over an RFCOMM-only pair of daemons while a 2 MiB file goes the same way (30 of them, from 0.3 s
+    /// into the push): how long a transfer makes a small message wait on the slowest path, beside the same path idle.
+    func pingDuringPush(_ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter) async throws -> Row {
+        let sender = try Daemon(
+            "cc",
+            ["--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-channel", "13", "--bt-peer", "\(hci1.address)/14"])
+        let receiver = try Daemon("cd", ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "14"])
+        defer {
+            sender.stop()
+            receiver.stop()
+        }
+        guard
+            await waitUntil(
+                .seconds(30), every: .milliseconds(100), { sender.connected == 1 && receiver.connected == 1 }),
+            let peer = receiver.peerID
+        else { throw ValidationError("the rfcomm-only daemons did not link") }
+        let size = 2 << 20
+        let file = sender.directory + "/push.bin"
+        guard
+            FileManager.default.createFile(
+                atPath: file, contents: Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        else { throw ValidationError("cannot write \(file)") }
+        let client = try sender.client()
+        try client.send(ControlRequest(command: "push", peer: peer, path: file, name: "push.bin"))
+        let started = ContinuousClock.now
+        try? await Task.sleep(for: .milliseconds(300))  // the transfer under way
+        let result = sender.call(
+            ControlRequest(command: "bench", count: 30, peer: peer, transport: "rfcomm", channel: "reliable", size: 16),
+            as: BenchResult.self)
+        var finished = false
+        while !finished, let line = try? client.readLine() {
+            struct Reply: Decodable {
+                struct Transfer: Decodable { var phase: String }
+                var ok: Bool
+                var result: Transfer?
+            }
+            let reply = try? JSONDecoder().decode(Reply.self, from: line)
+            guard reply?.ok == true else { break }
+            finished = reply?.result?.phase == "finished"
+        }
+        let took = ContinuousClock.now - started
+        guard let result, finished else { throw ValidationError("the push or the round trips during it failed") }
+        let rate = Double(size) / (Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18) / 1e3
+        return Row(
+            row: "RFCOMM (sessiond) during a push", p50_us: result.p50_us,
+            p90_us: result.p90_us, p99_us: result.p99_us, note: String(format: "2 MiB pushed at %.0f KB/s", rate))
     }
 }
