@@ -115,6 +115,10 @@ def main():
             add(f"mesh of {hosts} ({how}): all connected", f"{meshed['last']:.0f} ms",
                 f"last daemon serving at {meshed['last_serving']:.0f} ms",
                 goal="≤ 3,000 ms" if goal else "", met=meshed["last"] <= goal if goal else None)
+        mdns = find("mesh", arguments, metric="mesh_mdns")
+        if mdns:
+            add(f"mesh of {hosts} ({how}): mDNS packets until connected", f"{mdns['packets']:,}",
+                f"{mdns['queries']} queries, {mdns['responses']} responses; idle {mdns['idle_packets_per_second']:.1f}/s")
         spent = find("mesh", arguments, metric="mesh_cpu_seconds")
         if spent and spent["avahi_daemons"]:
             add(f"mesh of {hosts} ({how}): CPU to mesh", f"daemons {spent['daemons']:.1f} s",

@@ -46,6 +46,7 @@ def main():
     parser.add_argument("--json", type=int, required=True)
     parser.add_argument("--holders", required=True)
     parser.add_argument("--avahis", required=True)
+    parser.add_argument("--mdns", help="the lines of scripts/lib/mdns-count.py, written meanwhile")
     options = parser.parse_args()
     n = options.hosts
     holders = options.holders.split()
@@ -180,7 +181,9 @@ def main():
         after = [cpu_seconds(pid) for pid in daemons]
         return [(a - b) / elapsed * 100 for a, b in zip(after, before)], sent
 
+    idle_from = time.time_ns()
     idle_cpu, _ = cpu_over(options.seconds, None)
+    idle_until = time.time_ns()
 
     # Three holders (the app has three bubbles): pick up, wait for the coordinator's grant.
     bubble_hosts = list(range(min(3, n)))
@@ -236,6 +239,8 @@ def main():
          "datagrams_per_second": round(frames * n * (n - 1) / options.seconds), "mean": statistics.mean(load_cpu),
          "max": max(load_cpu), "total": sum(load_cpu)},
     ]
+    if options.mdns:
+        rows.append(mdns_row(options.mdns, n, options.start_ns, max(meshed), idle_from, idle_until))
     if options.json:
         for row in rows:
             print(json.dumps(row))
@@ -254,6 +259,30 @@ def main():
           f"all daemons {sum(idle_cpu):.1f}")
     print(f"  CPU per daemon, % of a core, 60 Hz: mean {statistics.mean(load_cpu):.2f}  max {max(load_cpu):.2f}  "
           f"all daemons {sum(load_cpu):.1f}  ({rows[4]['datagrams_per_second']} datagrams/s received in all)")
+    if options.mdns:
+        m = rows[5]
+        print(f"  mDNS on the link until all were meshed: {m['packets']} packets ({m['queries']} queries, "
+              f"{m['responses']} responses, {m['bytes'] / 1024:.0f} KiB), {m['packets'] / n:.0f} per host; "
+              f"idle afterwards {m['idle_packets_per_second']:.1f} packets/s")
+
+
+def mdns_row(path, n, start_ns, meshed_ns, idle_from, idle_until):
+    """mDNS packets on the lab's switch from the last start until all were meshed, and while idle afterwards."""
+    start = {"packets": 0, "queries": 0, "responses": 0, "bytes": 0}
+    idle = 0
+    for line in open(path):
+        fields = line.split()
+        if len(fields) != 3:
+            continue
+        at, qr, size = int(fields[0]), int(fields[1]), int(fields[2])
+        if start_ns <= at <= start_ns + meshed_ns:
+            start["packets"] += 1
+            start["responses" if qr else "queries"] += 1
+            start["bytes"] += size
+        elif idle_from <= at <= idle_until:
+            idle += 1
+    return {"metric": "mesh_mdns", "hosts": n, **start, "until_ms": meshed_ns / 1e6,
+            "idle_packets_per_second": idle / ((idle_until - idle_from) / 1e9)}
 
 
 if __name__ == "__main__":

@@ -84,8 +84,16 @@ done
 # daemons would compete with them for the CPU and see them later than they are ready.
 start_pipe="$work/start"
 mkfifo "$start_pipe"
+# With avahi, the mDNS packets the start causes: counted on the lab's switch (receiving only).
+mdns=()
+if ((!static)); then
+    ip netns exec "$lab-sw" python3 "$root/scripts/lib/mdns-count.py" br0 "$work/mdns" &
+    sniffer=$!
+    spawned+=("$sniffer")
+    mdns=(--mdns "$work/mdns")
+fi
 python3 "$root/scripts/lib/mesh-bench.py" --hosts "$hosts" --start-from "$start_pipe" --seconds "$seconds" \
-    --json "$json" --holders "${holders[*]}" --avahis "${avahis[*]}" &
+    --json "$json" --holders "${holders[*]}" --avahis "${avahis[*]}" ${mdns[@]+"${mdns[@]}"} &
 watcher=$!
 spawned+=("$watcher") # ended by the cleanup should the script stop before it does
 exec 4>"$start_pipe" # opens once the watcher reads it, after its imports
