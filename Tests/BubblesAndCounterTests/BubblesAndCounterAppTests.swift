@@ -112,18 +112,23 @@ struct BubblesAndCounterAppTests {
 
     @Test("state that does not fit the replay buffer while a link is down is sent again whole; data is never lost")
     func fullReplayBufferKeepsData() async throws {
-        // A redial waits a second: time to fill the buffer even on a loaded machine. Data keeps 1,024 messages of
-        // room for the session's own: 1,100 leave room for 76 data messages before data waits.
-        let a = try await makeApp(1) { $0.reconnectInitialDelay = .seconds(1) }
+        // A redial waits three seconds: time to fill the buffer even on a loaded machine (one second was not always
+        // enough: the link came back before the buffer was full). Data keeps 1,024 messages of room for the
+        // session's own: 1,100 leave room for 76 data messages before data waits.
+        let redial: (inout SessionConfiguration) -> Void = {
+            $0.reconnectInitialDelay = .seconds(3)
+            $0.reconnectMaximumDelay = .seconds(3)
+        }
+        let a = try await makeApp(1, configure: redial)
         let b = try await makeApp(2) {
-            $0.reconnectInitialDelay = .seconds(1)
+            redial(&$0)
             $0.replayBufferMessages = 1_100
         }
         let eventsA = EventRecorder(a.session)
         let eventsB = EventRecorder(b.session)
         try await a.session.start()
         try await b.session.start()
-        try await b.session.connect(to: await a.session.endpoint)  // both wait 1 s before redialling
+        try await b.session.connect(to: await a.session.endpoint)  // both wait 3 s before redialling
         #expect(try await waitUntil { try await a.session.connectedPeers().count == 1 })
         #expect(try await waitUntil { try await b.session.connectedPeers().count == 1 })
         try await a.session.dropLink(to: PeerID(2))
