@@ -62,6 +62,22 @@ final class Daemon {
 
     func stop() { process.stop() }
 
+    /// Two daemons with `--transport rfcomm` only, `first` on hci0 and `second` on hci1 (on the given channels); the
+    /// first dials the second.
+    static func rfcommPair(
+        _ first: String, _ second: String, channels: (UInt8, UInt8), listenerAdapter hci1: RFCOMMTransport.Adapter
+    ) throws -> (Daemon, Daemon) {
+        let dialler = try Daemon(
+            first,
+            [
+                "--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-channel", "\(channels.0)", "--bt-peer",
+                "\(hci1.address)/\(channels.1)",
+            ])
+        let listener = try Daemon(
+            second, ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "\(channels.1)"])
+        return (dialler, listener)
+    }
+
     func call<Result: Decodable>(_ request: ControlRequest, as type: Result.Type) -> Result? {
         guard let client = try? ControlClient(path: "\(directory)/sock") else { return nil }
         client.setReadTimeout(seconds: 60)
@@ -154,10 +170,7 @@ struct Check: AsyncParsableCommand {
         _ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter
     ) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
-        let a = try Daemon(
-            "a",
-            ["--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-channel", "3", "--bt-peer", "\(hci1.address)/4"])
-        let b = try Daemon("b", ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "4"])
+        let (a, b) = try Daemon.rfcommPair("a", "b", channels: (3, 4), listenerAdapter: hci1)
         defer {
             a.stop()
             b.stop()
@@ -617,10 +630,7 @@ extension Compare {
     /// Round trips over an RFCOMM-only pair of daemons while a 2 MiB file goes the same way (30 of them, from 0.3 s
     /// into the push): how long a transfer makes a small message wait on the slowest path, beside the same path idle.
     func pingDuringPush(_ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter) async throws -> Row {
-        let sender = try Daemon(
-            "cc",
-            ["--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-channel", "13", "--bt-peer", "\(hci1.address)/14"])
-        let receiver = try Daemon("cd", ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "14"])
+        let (sender, receiver) = try Daemon.rfcommPair("cc", "cd", channels: (13, 14), listenerAdapter: hci1)
         defer {
             sender.stop()
             receiver.stop()
@@ -638,27 +648,23 @@ extension Compare {
         else { throw ValidationError("cannot write \(file)") }
         let client = try sender.client()
         try client.send(ControlRequest(command: "push", peer: peer, path: file, name: "push.bin"))
-        let started = ContinuousClock.now
         try? await Task.sleep(for: .milliseconds(300))  // the transfer under way
         let result = sender.call(
             ControlRequest(command: "bench", count: 30, peer: peer, transport: "rfcomm", channel: "reliable", size: 16),
             as: BenchResult.self)
-        var finished = false
-        while !finished, let line = try? client.readLine() {
-            struct Reply: Decodable {
-                struct Transfer: Decodable { var phase: String }
-                var ok: Bool
-                var result: Transfer?
-            }
-            let reply = try? JSONDecoder().decode(Reply.self, from: line)
-            guard reply?.ok == true else { break }
-            finished = reply?.result?.phase == "finished"
+        var transfer: TransferResult?
+        while let line = try? client.readLine(),
+            let reply = try? JSONDecoder().decode(ControlReply<TransferResult>.self, from: line), reply.ok,
+            let progress = reply.result
+        {
+            transfer = progress
+            if ["finished", "failed", "cancelled"].contains(progress.phase) { break }
         }
-        let took = ContinuousClock.now - started
-        guard let result, finished else { throw ValidationError("the push or the round trips during it failed") }
-        let rate = Double(size) / (Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18) / 1e3
+        guard let result, let transfer, transfer.phase == "finished", let rate = transfer.megabytesPerSecond else {
+            throw ValidationError("the push or the round trips during it failed")
+        }
         return Row(
-            row: "RFCOMM (sessiond) during a push", p50_us: result.p50_us,
-            p90_us: result.p90_us, p99_us: result.p99_us, note: String(format: "2 MiB pushed at %.0f KB/s", rate))
+            row: "RFCOMM (sessiond) during a push", p50_us: result.p50_us, p90_us: result.p90_us,
+            p99_us: result.p99_us, note: String(format: "2 MiB pushed at %.0f KB/s", rate * 1_000))
     }
 }

@@ -69,6 +69,13 @@ install_packages() {
     done
 }
 
+# Selenium from PyPI, which drives the page's checks and benchmark in headless Chromium, unless it is there already.
+ensure_selenium() {
+    python3 -c 'import selenium' 2>/dev/null && return 0
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore 'selenium==4.51.0' \
+        || die "cannot install selenium from PyPI"
+}
+
 # Installs those of the given Debian packages that are not installed yet (needs root).
 ensure_packages() {
     local -a missing=()

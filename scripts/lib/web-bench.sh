@@ -40,10 +40,7 @@ die() { echo "bench web: $*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/packages.sh"
 trap restore_policy EXIT # until the lab's cleanup takes over
 ensure_packages chromium chromium-driver python3
-if ! python3 -c 'import selenium' 2>/dev/null; then
-    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore 'selenium==4.51.0' \
-        || die "cannot install selenium from PyPI"
-fi
+ensure_selenium
 # shellcheck source=scripts/lib/bench-lab.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lab.sh"
 bench_lab_up web 2
