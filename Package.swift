@@ -39,10 +39,16 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
-        // The Noise handshake (XX, XXpsk3) and the sealing of links, on swift-crypto; no I/O.
+        // OpenSSL's libcrypto, used only by LinkCrypto for the records' ChaCha20-Poly1305.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // The Noise handshake (XX, XXpsk3) on swift-crypto, and the sealing of links on libcrypto; no I/O.
         .target(
             name: "LinkCrypto",
-            dependencies: ["WireCodec", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["WireCodec", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // mDNS/DNS-SD through the Avahi daemon.
         .target(

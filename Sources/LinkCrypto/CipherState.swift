@@ -5,55 +5,103 @@ import Foundation
 ///
 /// Nonce 2^64-1 is never used for data: it is reserved for ``rekey()``.
 struct CipherState: Sendable {
-    private(set) var key: SymmetricKey?
+    private(set) var cipher: ChaChaPolyCipher?
     /// The next nonce.
     private(set) var nonce: UInt64 = 0
 
     /// `InitializeKey(key)`: the nonce starts at 0.
     init(key: SymmetricKey?) {
-        self.key = key
+        cipher = key.map(ChaChaPolyCipher.init(key:))
     }
 
-    var hasKey: Bool { key != nil }
+    var hasKey: Bool { cipher != nil }
 
-    /// `EncryptWithAd(ad, plaintext)`, appended to `output`: the ciphertext and tag, or the plaintext without a key.
+    /// Bytes ``encrypt(ad:_:into:)-(_,_,UnsafeMutableRawBufferPointer)`` writes for `count` bytes of plaintext.
+    func encryptedSize(of count: Int) -> Int {
+        cipher == nil ? count : ChaChaPolyCipher.sealedSize(of: count)
+    }
+
+    /// `EncryptWithAd(ad, plaintext)`, written to the first ``encryptedSize(of:)`` bytes of `output`: the ciphertext
+    /// and tag, or the plaintext without a key.
     mutating func encrypt(
-        ad: [UInt8], _ plaintext: UnsafeRawBufferPointer, into output: inout [UInt8]
+        ad: UnsafeRawBufferPointer, _ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws(LinkCryptoError) {
-        guard let key else {
-            output += plaintext
+        guard let cipher else {
+            output.copyMemory(from: plaintext)
             return
         }
         guard nonce < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "nonce 2^64-1 reached") }
-        try Nonces.seal(plaintext, header: ad, key: key, counter: nonce, into: &output)
+        try cipher.seal(plaintext, additional: ad, counter: nonce, into: output)
         nonce += 1
     }
 
-    /// `DecryptWithAd(ad, ciphertext)`: the plaintext, or `ciphertext` itself without a key. A failure leaves the
-    /// nonce as it was.
-    mutating func decrypt(ad: [UInt8], _ ciphertext: UnsafeRawBufferPointer) throws(LinkCryptoError) -> [UInt8] {
-        guard let key else { return Array(ciphertext) }
+    /// `EncryptWithAd(ad, plaintext)`, appended to `output`.
+    mutating func encrypt(
+        ad: [UInt8], _ plaintext: UnsafeRawBufferPointer, into output: inout [UInt8]
+    ) throws(LinkCryptoError) {
+        let start = output.count
+        let size = encryptedSize(of: plaintext.count)
+        output += repeatElement(0, count: size)
+        let result = ad.withUnsafeBytes { ad in
+            output.withUnsafeMutableBytes { raw in
+                Result { () throws(LinkCryptoError) in
+                    try encrypt(ad: ad, plaintext, into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
+                }
+            }
+        }
+        if case .failure = result { output.removeLast(size) }
+        try result.get()
+    }
+
+    /// `DecryptWithAd(ad, ciphertext)`, written to the first `ciphertext.count - 16` bytes of `output` (all of them
+    /// without a key); returns the plaintext's length. A failure leaves the nonce as it was.
+    mutating func decrypt(
+        ad: UnsafeRawBufferPointer, _ ciphertext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(LinkCryptoError) -> Int {
+        guard let cipher else {
+            output.copyMemory(from: ciphertext)
+            return ciphertext.count
+        }
         guard nonce < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "nonce 2^64-1 reached") }
-        guard ciphertext.count >= Nonces.tagLength else {
+        guard ciphertext.count >= ChaChaPolyCipher.tagLength else {
             throw LinkCryptoError(.badTag, "\(ciphertext.count) bytes cannot hold a tag")
         }
-        let tagStart = ciphertext.count - Nonces.tagLength
-        let plaintext = try Nonces.open(
+        let tagStart = ciphertext.count - ChaChaPolyCipher.tagLength
+        try cipher.open(
             UnsafeRawBufferPointer(rebasing: ciphertext[..<tagStart]),
-            tag: UnsafeRawBufferPointer(rebasing: ciphertext[tagStart...]), header: ad, key: key, counter: nonce)
+            tag: UnsafeRawBufferPointer(rebasing: ciphertext[tagStart...]), additional: ad, counter: nonce,
+            into: output)
         nonce += 1
+        return tagStart
+    }
+
+    /// `DecryptWithAd(ad, ciphertext)`: the plaintext, or `ciphertext` itself without a key.
+    mutating func decrypt(ad: [UInt8], _ ciphertext: UnsafeRawBufferPointer) throws(LinkCryptoError) -> [UInt8] {
+        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
+        let result = ad.withUnsafeBytes { ad in
+            plaintext.withUnsafeMutableBytes { raw in
+                Result { () throws(LinkCryptoError) in try decrypt(ad: ad, ciphertext, into: raw) }
+            }
+        }
+        plaintext.removeLast(ciphertext.count - (try result.get()))
         return plaintext
     }
 
     /// `Rekey()`: the key becomes the first 32 bytes of `ENCRYPT(k, 2^64-1, zerolen, zeros(32))`; the nonce goes on.
     mutating func rekey() throws(LinkCryptoError) {
-        guard let key else { return }
-        do {
-            let box = try ChaChaPoly.seal(
-                [UInt8](repeating: 0, count: 32), using: key, nonce: try Nonces.make(UInt64.max))
-            self.key = SymmetricKey(data: box.ciphertext.prefix(32))
-        } catch {
-            throw LinkCryptoError(.library, "\(error)")
+        guard let cipher else { return }
+        let zeros = [UInt8](repeating: 0, count: ChaChaPolyCipher.keyLength)
+        var sealed = [UInt8](repeating: 0, count: ChaChaPolyCipher.sealedSize(of: zeros.count))
+        let result = zeros.withUnsafeBytes { plaintext in
+            sealed.withUnsafeMutableBytes { raw in
+                Result { () throws(LinkCryptoError) in
+                    try cipher.seal(
+                        plaintext, additional: UnsafeRawBufferPointer(start: nil, count: 0),
+                        counter: UInt64.max, into: raw)
+                }
+            }
         }
+        try result.get()
+        self.cipher = ChaChaPolyCipher(key: SymmetricKey(data: sealed.prefix(ChaChaPolyCipher.keyLength)))
     }
 }

@@ -7,12 +7,16 @@ import WireCodec
 /// with the counter as additional data. The counter starts at 1 and never repeats; the nonce is 4 zero bytes and
 /// the counter.
 public struct DatagramSealer {
-    let key: SymmetricKey
+    let cipher: ChaChaPolyCipher
     /// The last counter used.
     public private(set) var counter: UInt64 = 0
 
     /// Bytes sealing adds to a datagram: the counter and the tag.
     public static let overhead = 8 + Wire.sealTagLength
+
+    init(key: SymmetricKey) {
+        cipher = ChaChaPolyCipher(key: key)
+    }
 
     /// The sealed datagram for `header` (already encoded) and `plaintext` (its frames).
     public mutating func seal(
@@ -22,10 +26,18 @@ public struct DatagramSealer {
     {
         guard counter < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "2^64 datagrams sealed") }
         counter += 1
-        var output = [UInt8](header)
-        for index in 0..<8 { output.append(UInt8(truncatingIfNeeded: counter >> (8 * index))) }
-        let additional = output
-        try Nonces.seal(plaintext, header: additional, key: key, counter: counter, into: &output)
+        let additionalLength = header.count + 8
+        var output = [UInt8](repeating: 0, count: additionalLength + ChaChaPolyCipher.sealedSize(of: plaintext.count))
+        let result = output.withUnsafeMutableBytes { raw in
+            raw.copyMemory(from: header)
+            for index in 0..<8 { raw[header.count + index] = UInt8(truncatingIfNeeded: counter >> (8 * index)) }
+            return Result { () throws(LinkCryptoError) in
+                try cipher.seal(
+                    plaintext, additional: UnsafeRawBufferPointer(rebasing: raw[..<additionalLength]),
+                    counter: counter, into: UnsafeMutableRawBufferPointer(rebasing: raw[additionalLength...]))
+            }
+        }
+        try result.get()
         return output
     }
 }
@@ -33,14 +45,14 @@ public struct DatagramSealer {
 /// Opens the peer's sealed datagrams, refusing replays with a window of the last 64 counters (as IPsec and
 /// WireGuard do): datagrams may arrive out of order, never twice.
 public struct DatagramOpener {
-    let key: SymmetricKey
+    let cipher: ChaChaPolyCipher
     /// The highest counter accepted so far.
     public private(set) var highest: UInt64 = 0
     /// Bit `i` set: counter `highest - i` was accepted.
     private var window: UInt64 = 0
 
     init(key: SymmetricKey) {
-        self.key = key
+        cipher = ChaChaPolyCipher(key: key)
     }
 
     /// How far behind the highest counter a datagram may arrive.
@@ -65,10 +77,16 @@ public struct DatagramOpener {
         }
         let additional = UnsafeRawBufferPointer(rebasing: datagram[0..<(headerLength + 8)])
         let tagStart = datagram.count - Wire.sealTagLength
-        let plaintext = try Nonces.open(
-            UnsafeRawBufferPointer(rebasing: datagram[(headerLength + 8)..<tagStart]),
-            tag: UnsafeRawBufferPointer(rebasing: datagram[tagStart...]), header: additional, key: key,
-            counter: counter)
+        let ciphertext = UnsafeRawBufferPointer(rebasing: datagram[(headerLength + 8)..<tagStart])
+        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
+        let opened = plaintext.withUnsafeMutableBytes { raw in
+            Result { () throws(LinkCryptoError) in
+                try cipher.open(
+                    ciphertext, tag: UnsafeRawBufferPointer(rebasing: datagram[tagStart...]), additional: additional,
+                    counter: counter, into: raw)
+            }
+        }
+        try opened.get()
         // Only an authentic datagram moves the window.
         if counter > highest {
             let shift = counter - highest

@@ -28,25 +28,50 @@ public struct RecordSealer {
         rekeyEvery = rekeyInterval
     }
 
-    /// Seals `plaintext` as one record or more (at most `Wire.maxRecordPlaintext` bytes each), appended to `output`.
-    public mutating func seal(_ plaintext: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(LinkCryptoError) {
+    /// Bytes ``seal(_:into:)-(_,UnsafeMutableRawBufferPointer)`` writes for `count` bytes of plaintext: a header and a
+    /// tag for each record of at most `Wire.maxRecordPlaintext` bytes.
+    public static func sealedSize(of count: Int) -> Int {
+        let records = max(1, (count + Wire.maxRecordPlaintext - 1) / Wire.maxRecordPlaintext)
+        return count + records * (headerLength + Wire.sealTagLength)
+    }
+
+    /// Seals `plaintext` as one record or more (at most `Wire.maxRecordPlaintext` bytes each), written to the first
+    /// ``sealedSize(of:)`` bytes of `output`.
+    public mutating func seal(
+        _ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(LinkCryptoError) {
+        precondition(output.count >= Self.sealedSize(of: plaintext.count), "no room for the records")
         var offset = 0
+        var written = 0
         repeat {
             let end = min(plaintext.count, offset + Wire.maxRecordPlaintext)
-            try sealRecord(UnsafeRawBufferPointer(rebasing: plaintext[offset..<end]), into: &output)
+            guard cipher.nonce < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "2^64-1 records sealed") }
+            let length = end - offset + Wire.sealTagLength
+            output[written] = UInt8(length & 0xff)
+            output[written + 1] = UInt8(length >> 8)
+            let recordEnd = written + Self.headerLength + length
+            try cipher.encrypt(
+                ad: UnsafeRawBufferPointer(start: nil, count: 0),
+                UnsafeRawBufferPointer(rebasing: plaintext[offset..<end]),
+                into: UnsafeMutableRawBufferPointer(rebasing: output[(written + Self.headerLength)..<recordEnd]))
+            if cipher.nonce % rekeyEvery == 0 { try cipher.rekey() }
             offset = end
+            written = recordEnd
         } while offset < plaintext.count
     }
 
-    private mutating func sealRecord(
-        _ plaintext: UnsafeRawBufferPointer, into output: inout [UInt8]
-    ) throws(LinkCryptoError) {
-        guard cipher.nonce < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "2^64-1 records sealed") }
-        let length = UInt16(plaintext.count + Wire.sealTagLength)
-        output.append(UInt8(length & 0xff))
-        output.append(UInt8(length >> 8))
-        try cipher.encrypt(ad: [], plaintext, into: &output)
-        if cipher.nonce % rekeyEvery == 0 { try cipher.rekey() }
+    /// Seals `plaintext` as one record or more, appended to `output`.
+    public mutating func seal(_ plaintext: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(LinkCryptoError) {
+        let start = output.count
+        let size = Self.sealedSize(of: plaintext.count)
+        output += repeatElement(0, count: size)
+        let result = output.withUnsafeMutableBytes { raw in
+            Result { () throws(LinkCryptoError) in
+                try seal(plaintext, into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
+            }
+        }
+        if case .failure = result { output.removeLast(size) }
+        try result.get()
     }
 }
 
@@ -63,13 +88,9 @@ public struct RecordOpener {
         rekeyEvery = rekeyInterval
     }
 
-    /// Opens the first record of `bytes`: its plaintext and the bytes it took, or nil while it is incomplete. A
-    /// record that fails authentication, or whose length is outside the limits, is an error: the link must close.
-    public mutating func open(
-        _ bytes: UnsafeRawBufferPointer
-    ) throws(LinkCryptoError) -> (
-        plaintext: [UInt8], consumed: Int
-    )? {
+    /// The length of the first record of `bytes` (its header, ciphertext and tag), or nil while its header is
+    /// incomplete. A length outside the limits is an error: the link must close.
+    public static func recordLength(in bytes: UnsafeRawBufferPointer) throws(LinkCryptoError) -> Int? {
         guard bytes.count >= RecordSealer.headerLength else { return nil }
         let length = Int(bytes[0]) | Int(bytes[1]) << 8
         guard length >= Wire.sealTagLength, length <= Wire.maxRecordPlaintext + Wire.sealTagLength else {
@@ -78,11 +99,35 @@ public struct RecordOpener {
                 "record length \(length), must be \(Wire.sealTagLength)...\(Wire.maxRecordPlaintext + Wire.sealTagLength)"
             )
         }
-        let total = RecordSealer.headerLength + length
-        guard bytes.count >= total else { return nil }
-        let plaintext = try cipher.decrypt(
-            ad: [], UnsafeRawBufferPointer(rebasing: bytes[RecordSealer.headerLength..<total]))
+        return RecordSealer.headerLength + length
+    }
+
+    /// Opens the first record of `bytes`, writing its plaintext (at most `Wire.maxRecordPlaintext` bytes) to
+    /// `output`: the plaintext's length and the bytes the record took, or nil while it is incomplete. A record that
+    /// fails authentication, or whose length is outside the limits, is an error: the link must close.
+    public mutating func open(
+        _ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(LinkCryptoError) -> (written: Int, consumed: Int)? {
+        guard let total = try Self.recordLength(in: bytes), bytes.count >= total else { return nil }
+        let written = try cipher.decrypt(
+            ad: UnsafeRawBufferPointer(start: nil, count: 0),
+            UnsafeRawBufferPointer(rebasing: bytes[RecordSealer.headerLength..<total]), into: output)
         if cipher.nonce % rekeyEvery == 0 { try cipher.rekey() }
-        return (plaintext, total)
+        return (written, total)
+    }
+
+    /// Opens the first record of `bytes`: its plaintext and the bytes it took, or nil while it is incomplete.
+    public mutating func open(
+        _ bytes: UnsafeRawBufferPointer
+    ) throws(LinkCryptoError) -> (
+        plaintext: [UInt8], consumed: Int
+    )? {
+        var plaintext = [UInt8](repeating: 0, count: Wire.maxRecordPlaintext)
+        let result = plaintext.withUnsafeMutableBytes { raw in
+            Result { () throws(LinkCryptoError) in try open(bytes, into: raw) }
+        }
+        guard let (written, consumed) = try result.get() else { return nil }
+        plaintext.removeLast(plaintext.count - written)
+        return (plaintext, consumed)
     }
 }

@@ -117,17 +117,26 @@ final class LinkSecurity {
         return pendingOpener
     }
 
-    /// Seals `buffer`'s readable bytes as records.
+    /// Seals `buffer`'s readable bytes as records, into a buffer of their own.
     func seal(_ buffer: ByteBuffer, allocator: ByteBufferAllocator) throws(LinkCryptoError) -> ByteBuffer {
         guard var sealer else { return buffer }
         defer { self.sealer = sealer }
-        var output: [UInt8] = []
-        output.reserveCapacity(buffer.readableBytes + 32)
-        let result: Result<Void, LinkCryptoError> = buffer.withUnsafeReadableBytes { raw in
-            Result { () throws(LinkCryptoError) in try sealer.seal(raw, into: &output) }
+        let size = RecordSealer.sealedSize(of: buffer.readableBytes)
+        var output = allocator.buffer(capacity: size)
+        var failure: LinkCryptoError?
+        _ = buffer.withUnsafeReadableBytes { plaintext in
+            output.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw in
+                do throws(LinkCryptoError) {
+                    try sealer.seal(plaintext, into: UnsafeMutableRawBufferPointer(rebasing: raw[..<size]))
+                    return size
+                } catch {
+                    failure = error
+                    return 0
+                }
+            }
         }
-        try result.get()
-        return allocator.buffer(bytes: output)
+        if let failure { throw failure }
+        return output
     }
 }
 

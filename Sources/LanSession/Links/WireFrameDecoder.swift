@@ -41,12 +41,18 @@ struct WireFrameDecoder {
                 return message
             }
             plaintext.discardReadBytes()
-            guard var opener else { return nil }
-            let record = try buffer.withUnsafeReadableBytes { raw in try opener.open(raw) }
-            self.opener = opener
-            guard let (bytes, consumed) = record else { return nil }
-            buffer.moveReaderIndex(forwardBy: consumed)
-            plaintext.writeBytes(bytes)
+            guard var opener,
+                let length = try buffer.withUnsafeReadableBytes({ raw in try RecordOpener.recordLength(in: raw) }),
+                buffer.readableBytes >= length
+            else { return nil }
+            defer { self.opener = opener }
+            // Opened straight into the plaintext's buffer: a record holds at most `Wire.maxRecordPlaintext` bytes.
+            try plaintext.writeWithUnsafeMutableBytes(minimumWritableBytes: Wire.maxRecordPlaintext) { output in
+                try buffer.withUnsafeReadableBytes { raw in
+                    try opener.open(UnsafeRawBufferPointer(rebasing: raw[..<length]), into: output)?.written ?? 0
+                }
+            }
+            buffer.moveReaderIndex(forwardBy: length)
         }
     }
 }
