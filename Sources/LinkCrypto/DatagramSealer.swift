@@ -18,24 +18,32 @@ public struct DatagramSealer {
         cipher = ChaChaPolyCipher(key: key)
     }
 
-    /// The sealed datagram for `header` (already encoded) and `plaintext` (its frames).
+    /// Bytes of the sealed datagram for `count` bytes of header and frames.
+    public static func sealedSize(of count: Int) -> Int { count + overhead }
+
+    /// Seals `header` (already encoded) and `plaintext` (its frames) into the first
+    /// ``sealedSize(of:)`` (of both) bytes of `output`.
     public mutating func seal(
-        header: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer
-    ) throws(LinkCryptoError)
-        -> [UInt8]
-    {
+        header: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(LinkCryptoError) {
+        precondition(output.count >= Self.sealedSize(of: header.count + plaintext.count), "no room for the datagram")
         guard counter < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "2^64 datagrams sealed") }
         counter += 1
         let additionalLength = header.count + 8
-        var output = [UInt8](repeating: 0, count: additionalLength + ChaChaPolyCipher.sealedSize(of: plaintext.count))
+        output.copyMemory(from: header)
+        for index in 0..<8 { output[header.count + index] = UInt8(truncatingIfNeeded: counter >> (8 * index)) }
+        try cipher.seal(
+            plaintext, additional: UnsafeRawBufferPointer(rebasing: output[..<additionalLength]), counter: counter,
+            into: UnsafeMutableRawBufferPointer(rebasing: output[additionalLength...]))
+    }
+
+    /// The sealed datagram for `header` (already encoded) and `plaintext` (its frames).
+    public mutating func seal(
+        header: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer
+    ) throws(LinkCryptoError) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Self.sealedSize(of: header.count + plaintext.count))
         let result = output.withUnsafeMutableBytes { raw in
-            raw.copyMemory(from: header)
-            for index in 0..<8 { raw[header.count + index] = UInt8(truncatingIfNeeded: counter >> (8 * index)) }
-            return Result { () throws(LinkCryptoError) in
-                try cipher.seal(
-                    plaintext, additional: UnsafeRawBufferPointer(rebasing: raw[..<additionalLength]),
-                    counter: counter, into: UnsafeMutableRawBufferPointer(rebasing: raw[additionalLength...]))
-            }
+            Result { () throws(LinkCryptoError) in try seal(header: header, plaintext: plaintext, into: raw) }
         }
         try result.get()
         return output
@@ -58,9 +66,12 @@ public struct DatagramOpener {
     /// How far behind the highest counter a datagram may arrive.
     public static let windowSize: UInt64 = 64
 
-    /// The plaintext of a datagram whose header takes `headerLength` bytes of `datagram`.
-    public mutating func open(_ datagram: UnsafeRawBufferPointer, headerLength: Int) throws(LinkCryptoError) -> [UInt8]
-    {
+    /// Opens a datagram whose header takes `headerLength` bytes of `datagram`: its plaintext (the frames) is
+    /// written to `output`, which has room for it (`Wire.maxDatagramLength - headerLength` bytes at most); returns
+    /// the plaintext's length.
+    public mutating func open(
+        _ datagram: UnsafeRawBufferPointer, headerLength: Int, into output: UnsafeMutableRawBufferPointer
+    ) throws(LinkCryptoError) -> Int {
         guard datagram.count >= headerLength + DatagramSealer.overhead,
             datagram.count <= Wire.maxDatagramLength + DatagramSealer.overhead
         else {
@@ -78,15 +89,9 @@ public struct DatagramOpener {
         let additional = UnsafeRawBufferPointer(rebasing: datagram[0..<(headerLength + 8)])
         let tagStart = datagram.count - Wire.sealTagLength
         let ciphertext = UnsafeRawBufferPointer(rebasing: datagram[(headerLength + 8)..<tagStart])
-        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
-        let opened = plaintext.withUnsafeMutableBytes { raw in
-            Result { () throws(LinkCryptoError) in
-                try cipher.open(
-                    ciphertext, tag: UnsafeRawBufferPointer(rebasing: datagram[tagStart...]), additional: additional,
-                    counter: counter, into: raw)
-            }
-        }
-        try opened.get()
+        try cipher.open(
+            ciphertext, tag: UnsafeRawBufferPointer(rebasing: datagram[tagStart...]), additional: additional,
+            counter: counter, into: output)
         // Only an authentic datagram moves the window.
         if counter > highest {
             let shift = counter - highest
@@ -95,6 +100,18 @@ public struct DatagramOpener {
         } else {
             window |= 1 << (highest - counter)
         }
+        return ciphertext.count
+    }
+
+    /// The plaintext of a datagram whose header takes `headerLength` bytes of `datagram`.
+    public mutating func open(
+        _ datagram: UnsafeRawBufferPointer, headerLength: Int
+    ) throws(LinkCryptoError) -> [UInt8] {
+        var plaintext = [UInt8](repeating: 0, count: Wire.maxDatagramLength)
+        let result = plaintext.withUnsafeMutableBytes { raw in
+            Result { () throws(LinkCryptoError) in try open(datagram, headerLength: headerLength, into: raw) }
+        }
+        plaintext.removeLast(plaintext.count - (try result.get()))
         return plaintext
     }
 }

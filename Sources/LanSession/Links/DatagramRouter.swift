@@ -34,6 +34,8 @@ final class DatagramRouter {
     var channel: (any Channel)?
     /// Sealed datagrams dropped: a bad tag, a replay, or not sealed on a sealed link.
     private(set) var dropped = 0
+    /// Where a sealed datagram's header and opened frames are put together (one datagram at a time).
+    private var opening = [UInt8](repeating: 0, count: Wire.maxDatagramLength)
 
     weak var delegate: (any DatagramRouterDelegate)?
     private let logger: Logger
@@ -144,20 +146,29 @@ final class DatagramRouter {
         if let security = link.security {
             guard var sealer = security.datagramSealer else { return true }
             let headerLength = header.size
-            let sealed = buffer.withUnsafeReadableBytes { raw in
-                Result { () throws(LinkCryptoError) in
-                    try sealer.seal(
-                        header: UnsafeRawBufferPointer(rebasing: raw[..<headerLength]),
-                        plaintext: UnsafeRawBufferPointer(rebasing: raw[headerLength...]))
+            let size = DatagramSealer.sealedSize(of: buffer.readableBytes)
+            var sealedBuffer = channel.allocator.buffer(capacity: size)
+            var failure: LinkCryptoError?
+            buffer.withUnsafeReadableBytes { raw in
+                _ = sealedBuffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { output in
+                    do throws(LinkCryptoError) {
+                        try sealer.seal(
+                            header: UnsafeRawBufferPointer(rebasing: raw[..<headerLength]),
+                            plaintext: UnsafeRawBufferPointer(rebasing: raw[headerLength...]),
+                            into: UnsafeMutableRawBufferPointer(rebasing: output[..<size]))
+                        return size
+                    } catch {
+                        failure = error
+                        return 0
+                    }
                 }
             }
             security.datagramSealer = sealer
-            switch sealed {
-            case .success(let bytes): buffer = channel.allocator.buffer(bytes: bytes)
-            case .failure(let error):
-                logger.debug("cannot seal a datagram to \(address): \(error)")
+            if let failure {
+                logger.debug("cannot seal a datagram to \(address): \(failure)")
                 return true
             }
+            buffer = sealedBuffer
         }
         channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
         return true
@@ -186,16 +197,22 @@ final class DatagramRouter {
                 }
                 if let security = link.security {
                     guard var opener = security.datagramOpener else { return }
-                    let opened = Result { () throws(LinkCryptoError) in
-                        try opener.open(raw, headerLength: header.size)
+                    // The header, then the frames opened after it, in the router's own scratch buffer.
+                    let opened = opening.withUnsafeMutableBytes { scratch in
+                        scratch.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[..<header.size]))
+                        return Result { () throws(LinkCryptoError) in
+                            header.size
+                                + (try opener.open(
+                                    raw, headerLength: header.size,
+                                    into: UnsafeMutableRawBufferPointer(rebasing: scratch[header.size...])))
+                        }
                     }
                     security.datagramOpener = opener
                     switch opened {
-                    case .success(let plaintext):
-                        let inner = [UInt8](UnsafeRawBufferPointer(rebasing: raw[..<header.size])) + plaintext
-                        let applied = inner.withUnsafeBytes { inner in
+                    case .success(let length):
+                        let applied = opening.withUnsafeBytes { inner in
                             Result { () throws(WireError) in
-                                var reader = try DatagramReader(inner)
+                                var reader = try DatagramReader(UnsafeRawBufferPointer(rebasing: inner[..<length]))
                                 try apply(&reader, from: address, link: link, peer: peer)
                             }
                         }
