@@ -134,6 +134,9 @@ spawn_in 1 "$bin/session-client" --json push "$file" --to h2 >"$work/push.out"
 push=$spawned_pid
 for _ in $(seq 200); do grep -q '"started"' "$work/push.out" 2>/dev/null && break; sleep 0.01; done
 busy=$(in_host 1 "$bin/session-client" --json bench --peer h2 --count 200)
+# Whether the pings were all taken while the push ran: a push that ended first leaves them partly idle.
+within=1
+kill -0 "$push" 2>/dev/null || within=0
 wait "$push"
 landed=$(in_host 2 sha256sum "/run/push-state/inbox/payload.bin" | cut -c1-64)
 [[ $landed == "$digest" ]] || { echo "bench push: the file landed with another SHA-256" >&2; exit 1; }
@@ -142,9 +145,10 @@ sealing="sealed (Noise, admission open)"
 ((secret)) && sealing="sealed (Noise, shared-secret admission)"
 ((insecure)) && sealing="not sealed (--insecure)"
 python3 - "$megabytes" "$raw" "$work/push.out" "$idle" "$busy" "${rate:-none}" "$sealing" "$iperf" "$scp_gcm" \
-    "$scp_chacha" "$json" <<'PYTHON'
+    "$scp_chacha" "$json" "$within" <<'PYTHON'
 import json, sys
-megabytes, raw, push_out, idle, busy, rate, sealing, iperf, scp_gcm, scp_chacha, as_json = sys.argv[1:]
+megabytes, raw, push_out, idle, busy, rate, sealing, iperf, scp_gcm, scp_chacha, as_json, within = sys.argv[1:]
+within = within == "1"
 final = json.loads(open(push_out).read().splitlines()[-1])
 seconds = final["seconds"]
 idle, busy = json.loads(idle), json.loads(busy)
@@ -158,7 +162,8 @@ if as_json == "1":
                       "push_mbps": mbps(seconds), "push_vs_iperf3": round(size / seconds / link, 3),
                       "push_vs_scp": round(min(float(scp_gcm), float(scp_chacha)) / seconds, 2),
                       "ping_idle_p50_us": idle["p50_us"], "ping_idle_p99_us": idle["p99_us"],
-                      "ping_busy_p50_us": busy["p50_us"], "ping_busy_p99_us": busy["p99_us"]}))
+                      "ping_busy_p50_us": busy["p50_us"], "ping_busy_p99_us": busy["p99_us"],
+                      "ping_busy_within_push": within}))
     sys.exit(0)
 print(f"{megabytes} MB host 1 -> host 2, link {rate}, sessiond's links {sealing}")
 print(f"{'ROW':34} {'SECONDS':>8} {'MB/s':>8} {'vs IPERF3':>9} {'vs SCP':>7}")
@@ -169,5 +174,6 @@ rows = [("iperf3 (one stream, 3 s)", size / link), ("raw TCP copy (sendfile, to 
 for name, took in rows:
     print(f"{name:34} {took:8.3f} {size / took / 1e6:8.1f} {size / took / link:9.2f} {best_scp / took:7.2f}")
 print(f"ping round trip, idle: p50 {idle['p50_us']} us, p99 {idle['p99_us']} us; during the push: "
-      f"p50 {busy['p50_us']} us, p99 {busy['p99_us']} us, max {busy['max_us']} us")
+      f"p50 {busy['p50_us']} us, p99 {busy['p99_us']} us, max {busy['max_us']} us"
+      + ("" if within else " (the push ended before the pings did: use a larger --megabytes)"))
 PYTHON
