@@ -17,29 +17,51 @@ final class ChaChaPolyCipher: @unchecked Sendable {
     /// The key's length.
     static let keyLength = 32
 
-    private let sealing: OpaquePointer
-    private let opening: OpaquePointer
+    private let key: SymmetricKey
+    /// Each direction's context, set up on its first use: a record's or datagram's cipher only ever seals or only
+    /// ever opens, the handshake's does both.
+    private var sealingContext: OpaquePointer?
+    private var openingContext: OpaquePointer?
 
-    /// A cipher for `key`. Setting up a context fails only when OpenSSL cannot allocate one, which stops the
-    /// process, as any allocation failure in Swift does.
+    /// A cipher for `key`.
     init(key: SymmetricKey) {
         precondition(key.bitCount == Self.keyLength * 8, "ChaCha20-Poly1305 takes a 256-bit key")
-        guard let sealing = EVP_CIPHER_CTX_new(), let opening = EVP_CIPHER_CTX_new() else {
-            fatalError("libcrypto cannot allocate a cipher context: \(Self.libraryText())")
-        }
-        self.sealing = sealing
-        self.opening = opening
-        let ready = key.withUnsafeBytes { raw in
-            let bytes = raw.assumingMemoryBound(to: UInt8.self).baseAddress
-            return EVP_EncryptInit_ex(sealing, EVP_chacha20_poly1305(), nil, bytes, nil) == 1
-                && EVP_DecryptInit_ex(opening, EVP_chacha20_poly1305(), nil, bytes, nil) == 1
-        }
-        guard ready else { fatalError("libcrypto cannot set up ChaCha20-Poly1305: \(Self.libraryText())") }
+        self.key = key
     }
 
     deinit {
-        EVP_CIPHER_CTX_free(sealing)
-        EVP_CIPHER_CTX_free(opening)
+        if let sealingContext { EVP_CIPHER_CTX_free(sealingContext) }
+        if let openingContext { EVP_CIPHER_CTX_free(openingContext) }
+    }
+
+    private var sealing: OpaquePointer {
+        if let sealingContext { return sealingContext }
+        let context = Self.context(for: key, sealing: true)
+        sealingContext = context
+        return context
+    }
+
+    private var opening: OpaquePointer {
+        if let openingContext { return openingContext }
+        let context = Self.context(for: key, sealing: false)
+        openingContext = context
+        return context
+    }
+
+    /// A context set up with `key` for one direction. It fails only when OpenSSL cannot allocate one, which stops
+    /// the process, as any allocation failure in Swift does.
+    private static func context(for key: SymmetricKey, sealing: Bool) -> OpaquePointer {
+        guard let context = EVP_CIPHER_CTX_new() else {
+            fatalError("libcrypto cannot allocate a cipher context: \(libraryText())")
+        }
+        let ready = key.withUnsafeBytes { raw in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self).baseAddress
+            return sealing
+                ? EVP_EncryptInit_ex(context, EVP_chacha20_poly1305(), nil, bytes, nil) == 1
+                : EVP_DecryptInit_ex(context, EVP_chacha20_poly1305(), nil, bytes, nil) == 1
+        }
+        guard ready else { fatalError("libcrypto cannot set up ChaCha20-Poly1305: \(libraryText())") }
+        return context
     }
 
     /// Bytes sealing `count` bytes of plaintext makes: the ciphertext and the tag.

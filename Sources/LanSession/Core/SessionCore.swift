@@ -394,7 +394,7 @@ final class SessionCore {
             case .data(let bytes): peer.unacknowledgedBytes += bytes.count
             default: break
             }
-            if sequence % 64 == 0 || peer.unacknowledgedBytes >= StreamMultiplexer.bulkLimit / 4 {
+            if sequence % 64 == 0 || peer.unacknowledgedBytes >= StreamMultiplexer.ackAfterBytes {
                 acknowledge(peer, on: link)
             }
             handleCommand(message, from: peer, reliably: true)

@@ -46,8 +46,9 @@ struct WireFrameDecoder {
                 buffer.readableBytes >= length
             else { return nil }
             defer { self.opener = opener }
-            // Opened straight into the plaintext's buffer: a record holds at most `Wire.maxRecordPlaintext` bytes.
-            try plaintext.writeWithUnsafeMutableBytes(minimumWritableBytes: Wire.maxRecordPlaintext) { output in
+            // Opened straight into the plaintext's buffer, which grows only by what the record holds.
+            let opened = length - RecordSealer.headerLength - Wire.sealTagLength
+            try plaintext.writeWithUnsafeMutableBytes(minimumWritableBytes: opened) { output in
                 try buffer.withUnsafeReadableBytes { raw in
                     try opener.open(UnsafeRawBufferPointer(rebasing: raw[..<length]), into: output)?.written ?? 0
                 }
