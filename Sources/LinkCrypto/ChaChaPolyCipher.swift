@@ -51,6 +51,7 @@ final class ChaChaPolyCipher: @unchecked Sendable {
     /// A context set up with `key` for one direction. It fails only when OpenSSL cannot allocate one, which stops
     /// the process, as any allocation failure in Swift does.
     private static func context(for key: SymmetricKey, sealing: Bool) -> OpaquePointer {
+        precondition(initialized, "libcrypto did not initialise: \(libraryText())")
         guard let context = EVP_CIPHER_CTX_new() else {
             fatalError("libcrypto cannot allocate a cipher context: \(libraryText())")
         }
@@ -142,6 +143,10 @@ final class ChaChaPolyCipher: @unchecked Sendable {
             context, output, &length, input.assumingMemoryBound(to: UInt8.self).baseAddress, Int32(input.count))
             == 1
     }
+
+    /// libcrypto set up once, without the system's OpenSSL configuration file: what a machine configures for its
+    /// TLS (a FIPS-only provider list, say) must not take ChaCha20-Poly1305 away from the links.
+    private static let initialized = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG), nil) == 1
 
     /// The text of libcrypto's oldest queued error (which is then cleared), or a placeholder.
     private static func libraryText() -> String {
