@@ -1,5 +1,6 @@
 import COpenSSL
 import Crypto
+import WireCodec
 
 /// ChaCha20-Poly1305 (RFC 8439) with one key, with Noise's nonces (4 zero bytes and a `u64le` counter), on OpenSSL's
 /// libcrypto: the only place in LinkCrypto that touches its pointers.
@@ -12,8 +13,6 @@ import Crypto
 /// A context is used by one owner at a time: a link's sealer or opener on the link's event loop. Copies of a
 /// ``CipherState`` share it, and only one of them is used after the copy.
 final class ChaChaPolyCipher: @unchecked Sendable {
-    /// The tag's length.
-    static let tagLength = 16
     /// The key's length.
     static let keyLength = 32
 
@@ -66,7 +65,7 @@ final class ChaChaPolyCipher: @unchecked Sendable {
     }
 
     /// Bytes sealing `count` bytes of plaintext makes: the ciphertext and the tag.
-    static func sealedSize(of count: Int) -> Int { count + tagLength }
+    static func sealedSize(of count: Int) -> Int { count + Wire.sealTagLength }
 
     /// Seals `plaintext` with `additional` data under nonce `counter`: the ciphertext, then the tag, written to the
     /// first ``sealedSize(of:)`` bytes of `output`.
@@ -84,7 +83,7 @@ final class ChaChaPolyCipher: @unchecked Sendable {
                 && Self.update(sealing, EVP_EncryptUpdate, plaintext, into: out.baseAddress)
                 && EVP_EncryptFinal_ex(sealing, out.baseAddress! + plaintext.count, &length) == 1
                 && EVP_CIPHER_CTX_ctrl(
-                    sealing, EVP_CTRL_AEAD_GET_TAG, Int32(Self.tagLength), out.baseAddress! + plaintext.count) == 1
+                    sealing, EVP_CTRL_AEAD_GET_TAG, Int32(Wire.sealTagLength), out.baseAddress! + plaintext.count) == 1
         }
         guard done else { throw LinkCryptoError(.library, "ChaCha20-Poly1305 seal: \(Self.libraryText())") }
     }
@@ -97,7 +96,7 @@ final class ChaChaPolyCipher: @unchecked Sendable {
         counter: UInt64, into output: UnsafeMutableRawBufferPointer
     ) throws(LinkCryptoError) {
         precondition(output.count >= ciphertext.count, "no room for the opened message")
-        precondition(tag.count == Self.tagLength, "a tag is \(Self.tagLength) bytes")
+        precondition(tag.count == Wire.sealTagLength, "a tag is \(Wire.sealTagLength) bytes")
         let out = output.assumingMemoryBound(to: UInt8.self)
         var nonce = Self.nonce(counter)
         var tagCopy = (UInt64(0), UInt64(0))
@@ -111,7 +110,8 @@ final class ChaChaPolyCipher: @unchecked Sendable {
                     == 1
                     && Self.update(opening, EVP_DecryptUpdate, additional, into: nil)
                     && Self.update(opening, EVP_DecryptUpdate, ciphertext, into: out.baseAddress)
-                    && EVP_CIPHER_CTX_ctrl(opening, EVP_CTRL_AEAD_SET_TAG, Int32(Self.tagLength), tagBytes.baseAddress)
+                    && EVP_CIPHER_CTX_ctrl(
+                        opening, EVP_CTRL_AEAD_SET_TAG, Int32(Wire.sealTagLength), tagBytes.baseAddress)
                         == 1
                     && EVP_DecryptFinal_ex(opening, tagPointer, &length) == 1
             }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WireCodec
 
 /// Noise's `CipherState` (revision 34, section 5.1) for ChaChaPoly: a key, or none yet, and the next nonce.
 ///
@@ -63,10 +64,10 @@ struct CipherState: Sendable {
             return ciphertext.count
         }
         guard nonce < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "nonce 2^64-1 reached") }
-        guard ciphertext.count >= ChaChaPolyCipher.tagLength else {
+        guard ciphertext.count >= Wire.sealTagLength else {
             throw LinkCryptoError(.badTag, "\(ciphertext.count) bytes cannot hold a tag")
         }
-        let tagStart = ciphertext.count - ChaChaPolyCipher.tagLength
+        let tagStart = ciphertext.count - Wire.sealTagLength
         try cipher.open(
             UnsafeRawBufferPointer(rebasing: ciphertext[..<tagStart]),
             tag: UnsafeRawBufferPointer(rebasing: ciphertext[tagStart...]), additional: ad, counter: nonce,
