@@ -269,11 +269,11 @@ public final class Session: Sendable {
         return try result.get()
     }
 
-    /// Runs blocking work (file I/O) on the shared thread pool.
+    /// Runs blocking work (the file I/O of a transfer) on ``FileThreads``.
     func offload<T: Sendable>(_ body: @escaping @Sendable () throws(SessionError) -> T) async throws(SessionError) -> T
     {
         do {
-            return try await NIOThreadPool.singleton.runIfActive { () throws -> T in try body() }
+            return try await FileThreads.run { () throws -> T in try body() }
         } catch {
             throw SessionError(error)
         }

@@ -3,7 +3,7 @@ import NIOPosix
 import WireCodec
 
 /// Where resources (files) from peers land: a partial file per transfer, named by its opener and resume key, and the
-/// verified file moved in under the resource's name. Every file operation runs on the thread pool, one at a time per
+/// verified file moved in under the resource's name. Every file operation runs on ``FileThreads``, one at a time per
 /// file; the results come back on the session's loop.
 struct Inbox {
     /// The directory.
@@ -17,7 +17,7 @@ struct Inbox {
         from peer: PeerID, key: [UInt8], size: UInt64, on loop: any EventLoop
     ) -> EventLoopFuture<ResourceFile> {
         let path = "\(directory)/.partial-\(peer)-\(key.hexString)"
-        return NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> ResourceFile in
+        return FileThreads.run(on: loop) { () throws -> ResourceFile in
             try ResourceFile.openPartial(path, limit: size)
         }
     }
@@ -25,7 +25,7 @@ struct Inbox {
     /// Appends `chunks` to `file`; succeeds with the bytes it holds then.
     func write(_ chunks: [[UInt8]], to file: ResourceFile, on loop: any EventLoop) -> EventLoopFuture<UInt64> {
         let gate = self.gate
-        return NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> UInt64 in
+        return FileThreads.run(on: loop) { () throws -> UInt64 in
             gate?.pass(at: file.offset)
             try file.write(chunks)
             return file.offset
@@ -36,21 +36,21 @@ struct Inbox {
     /// one that lands at the same moment); succeeds with where it landed.
     func commit(_ file: ResourceFile, as name: String, on loop: any EventLoop) -> EventLoopFuture<String> {
         let directory = self.directory
-        return NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> String in
+        return FileThreads.run(on: loop) { () throws -> String in
             try file.commit { number in Self.path(in: directory, for: name, number: number) }
         }
     }
 
     /// Removes `file` (a cancelled transfer's partial file).
     func remove(_ file: ResourceFile) {
-        NIOThreadPool.singleton.submit { _ in file.remove() }
+        FileThreads.pool.submit { _ in file.remove() }
     }
 
     /// Removes, off the loop, the partial files whose last write is older than `lifetime`: transfers abandoned for
     /// good. Succeeds with the names removed.
     func removePartialFiles(olderThan lifetime: Duration, on loop: any EventLoop) -> EventLoopFuture<[String]> {
         let directory = self.directory
-        return NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () -> [String] in
+        return FileThreads.run(on: loop) { () -> [String] in
             ResourceFile.removeFiles(in: directory, prefix: ".partial-", olderThan: lifetime)
         }
     }
