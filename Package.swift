@@ -45,6 +45,9 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // The C library's statfs(2) and the kernel's file system magic numbers (which file systems live in memory),
+        // used only by sessiond's state store.
+        .systemLibrary(name: "CFileSystem"),
         // The Noise handshake (XX, XXpsk3) on swift-crypto, and the sealing of links on libcrypto; no I/O.
         .target(
             name: "LinkCrypto",
@@ -102,6 +105,7 @@ let package = Package(
                 "LanSessionRFCOMM",
                 "BubblesAndCounter",
                 "SessionControl",
+                "CFileSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -157,6 +161,7 @@ let package = Package(
             dependencies: [
                 "BubblesAndCounter", "LanSession", "WireCodec", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -22,12 +22,17 @@ extension BubblesAndCounterCore {
             } catch {
                 return promise.fail(error)
             }
-            NIOThreadPool.singleton.runIfActive(eventLoop: application.loop) { try store.save(localCount: target) }
-                .flatMapErrorThrowing { error in
-                    throw SessionError(.io, "could not save this peer's count, so nothing was sent: \(error)")
+            let saved =
+                store.savesInPlace
+                ? application.loop.makeCompletedFuture { try store.save(localCount: target) }
+                : NIOThreadPool.singleton.runIfActive(eventLoop: application.loop) {
+                    try store.save(localCount: target)
                 }
-                .flatMapThrowing { try bound.value.commitIncrement(to: target) }
-                .cascade(to: promise)
+            saved.flatMapErrorThrowing { error in
+                throw SessionError(.io, "could not save this peer's count, so nothing was sent: \(error)")
+            }
+            .flatMapThrowing { try bound.value.commitIncrement(to: target) }
+            .cascade(to: promise)
         }
         incrementTail = promise.futureResult.map { _ in }.recover { _ in }
         return promise.futureResult

@@ -1,4 +1,5 @@
 import BubblesAndCounter
+import CFileSystem
 import Foundation
 import LanSession
 import Synchronization
@@ -19,6 +20,14 @@ import WireCodec
 final class StateStore: LocalCountStore {
     let directory: URL
     private let savedCount = Mutex<UInt64>(0)
+    private let inMemory = Atomic<Bool>(false)
+
+    /// Whether the directory is on a file system in memory (tmpfs, ramfs), where a save cannot wait for a device: the
+    /// counter then saves on the event loop (see ``LocalCountStore/savesInPlace``). Known once ``load()`` has run.
+    var savesInPlace: Bool { inMemory.load(ordering: .relaxed) }
+
+    /// `statfs(2)`'s `f_type` of the file systems that live in memory.
+    private static let memoryFileSystems: Set<Int> = [Int(TMPFS_MAGIC), Int(RAMFS_MAGIC)]
 
     init(directory: URL) {
         self.directory = directory
@@ -46,6 +55,10 @@ final class StateStore: LocalCountStore {
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw StateError(directory.path, "cannot create the state directory: \(Self.describe(error))")
+        }
+        var fileSystem = statfs()
+        if statfs(directory.path, &fileSystem) == 0 {
+            inMemory.store(Self.memoryFileSystems.contains(Int(fileSystem.f_type)), ordering: .relaxed)
         }
         let countText = try read(counterFile)
         let isNew = !FileManager.default.fileExists(atPath: keyFile.path)

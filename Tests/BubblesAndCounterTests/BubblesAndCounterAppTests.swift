@@ -1,16 +1,23 @@
 import BubblesAndCounter
 import LanSession
 import NIOCore
+import NIOPosix
 import Synchronization
 import TestSupport
 import Testing
 import WireCodec
 
-/// A store that records every save and fails while told to.
+/// A store that records every save (and whether it ran on an event loop) and fails while told to.
 final class RecordingStore: LocalCountStore {
-    private let state = Mutex<(saved: [UInt64], failing: Bool)>(([], false))
+    private let state = Mutex<(saved: [UInt64], onLoop: [Bool], failing: Bool)>(([], [], false))
+    let savesInPlace: Bool
+
+    init(savesInPlace: Bool = false) {
+        self.savesInPlace = savesInPlace
+    }
 
     var saved: [UInt64] { state.withLock { $0.saved } }
+    var savedOnLoop: [Bool] { state.withLock { $0.onLoop } }
 
     func fail(_ failing: Bool) { state.withLock { $0.failing = failing } }
 
@@ -18,6 +25,7 @@ final class RecordingStore: LocalCountStore {
         try state.withLock { state in
             if state.failing { throw StoreFull() }
             state.saved.append(count)
+            state.onLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
         }
     }
 
@@ -95,9 +103,11 @@ struct BubblesAndCounterAppTests {
         await stopAll([one.session, two.session])
     }
 
-    @Test("concurrent increments are saved in order, each before it is sent, and counted exactly")
-    func concurrentIncrements() async throws {
-        let store = RecordingStore()
+    @Test(
+        "concurrent increments are saved in order, each before it is sent, and counted exactly; on the loop only by a store that saves in place",
+        arguments: [false, true])
+    func concurrentIncrements(savesInPlace: Bool) async throws {
+        let store = RecordingStore(savesInPlace: savesInPlace)
         let one = try await makeApp(1, store: store)
         let two = try await makeApp(2)
         #expect(try await connectedMesh([one.session, two.session]))
@@ -106,6 +116,7 @@ struct BubblesAndCounterAppTests {
         }
         #expect(try await one.counter()[PeerID(1)] == 200)
         #expect(store.saved == Array(1...200))
+        #expect(store.savedOnLoop == Array(repeating: savesInPlace, count: 200))
         #expect(try await waitUntil { try await counts(two, of: one) == 200 })
         await stopAll([one.session, two.session])
     }
