@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "LanSession", targets: ["LanSession"]),
         .library(name: "LanSessionDiscovery", targets: ["LanSessionDiscovery"]),
         .library(name: "LanSessionRFCOMM", targets: ["LanSessionRFCOMM"]),
+        .library(name: "LanSessionLE", targets: ["LanSessionLE"]),
         .library(name: "BubblesAndCounter", targets: ["BubblesAndCounter"]),
         .library(name: "SessionControl", targets: ["SessionControl"]),
         .executable(name: "sessiond", targets: ["sessiond"]),
@@ -79,11 +80,19 @@ let package = Package(
                 "LanSession", "AvahiDiscovery", "WireCodec", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Bluetooth classic (RFCOMM) as a transport of the session.
+        // Bluetooth classic (RFCOMM) as a transport of the session, and what the Bluetooth transports share.
         .target(
             name: "LanSessionRFCOMM",
             dependencies: [
                 "LanSession", "CBluetooth", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // Bluetooth Low Energy (L2CAP connection-oriented channels) as a transport of the session.
+        .target(
+            name: "LanSessionLE",
+            dependencies: [
+                "LanSession", "LanSessionRFCOMM", "CBluetooth", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
@@ -103,6 +112,7 @@ let package = Package(
                 "LanSession",
                 "LanSessionDiscovery",
                 "LanSessionRFCOMM",
+                "LanSessionLE",
                 "BubblesAndCounter",
                 "SessionControl",
                 "CFileSystem",
@@ -156,6 +166,13 @@ let package = Package(
             dependencies: ["LanSessionDiscovery", "LanSession", "AvahiDiscovery", "WireCodec"]
         ),
         .testTarget(name: "LanSessionRFCOMMTests", dependencies: ["LanSessionRFCOMM", "LanSession"]),
+        .testTarget(
+            name: "LanSessionLETests",
+            dependencies: [
+                "LanSessionLE", "LanSession", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "BubblesAndCounterTests",
             dependencies: [

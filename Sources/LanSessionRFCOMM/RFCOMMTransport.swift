@@ -44,23 +44,24 @@ public struct RFCOMMTransport: Transport {
         guard Self.channels.contains(channel) else {
             throw SessionError(.invalidConfiguration, "RFCOMM channels are 1...30, not \(channel)")
         }
-        let adapters = try Self.adapters()
+        self.adapter = try Self.adapter(named: adapter)
+        self.channel = channel
+        self.connectTimeout = connectTimeout
+    }
+
+    /// The adapter named `name` (or with that address); nil: the first. Fails with one sentence when there is none.
+    public static func adapter(named name: String?) throws(SessionError) -> Adapter {
+        let adapters = try adapters()
         guard !adapters.isEmpty else {
             throw SessionError(.io, "no Bluetooth adapter: the kernel has Bluetooth but no controller is registered")
         }
-        if let adapter {
-            guard let found = adapters.first(where: { $0.name == adapter || $0.address == adapter.uppercased() })
-            else {
-                throw SessionError(
-                    .invalidConfiguration,
-                    "no Bluetooth adapter \(adapter); there are \(adapters.map(\.name).joined(separator: ", "))")
-            }
-            self.adapter = found
-        } else {
-            self.adapter = adapters[0]
+        guard let name else { return adapters[0] }
+        guard let found = adapters.first(where: { $0.name == name || $0.address == name.uppercased() }) else {
+            throw SessionError(
+                .invalidConfiguration,
+                "no Bluetooth adapter \(name); there are \(adapters.map(\.name).joined(separator: ", "))")
         }
-        self.channel = channel
-        self.connectTimeout = connectTimeout
+        return found
     }
 
     /// This machine's Bluetooth adapters, in the order of their numbers. Fails when the kernel has no Bluetooth
@@ -80,7 +81,7 @@ public struct RFCOMMTransport: Transport {
             var info = hci_dev_info()
             guard hci_devinfo(Int32(id), &info) == 0 else { continue }
             let name = withUnsafeBytes(of: &info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            found.append(Adapter(name: name, address: Self.string(info.bdaddr)))
+            found.append(Adapter(name: name, address: BluetoothSockets.string(info.bdaddr)))
         }
         return found
     }
@@ -117,51 +118,23 @@ public struct RFCOMMTransport: Transport {
         do {
             fd = try Self.socket()
             try Self.bind(fd, adapter: adapter.address, channel: 0)
-            var remote = try Self.address(endpoint.host, channel: endpoint.port)
-            let result = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_rc>.size))
-                }
-            }
+            let result = BluetoothSockets.call(
+                Glibc.connect, fd, try Self.address(endpoint.host, channel: endpoint.port))
             guard result == 0 || errno == EINPROGRESS || errno == EAGAIN else {
-                let error = Self.error("connect to \(endpoint)")
+                let error = BluetoothSockets.error("connect to \(endpoint)")
                 close(fd)
                 throw error
             }
         } catch {
             return loop.makeFailedFuture(error)
         }
-        // The kernel completes the connect; the loop looks every 2 ms, then hands the socket to SwiftNIO.
-        let promise = loop.makePromise(of: (any Channel).self)
-        let deadline = NIODeadline.now() + TimeAmount.nanoseconds(Int64(connectTimeout / .nanoseconds(1)))
-        let poller = loop.scheduleRepeatedTask(initialDelay: .milliseconds(2), delay: .milliseconds(2)) { task in
-            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&entry, 1, 0)
-            guard ready > 0 else {
-                if NIODeadline.now() > deadline {
-                    task.cancel()
-                    close(fd)
-                    promise.fail(SessionError(.timedOut, "no RFCOMM connection to \(endpoint) within the timeout"))
-                }
-                return
-            }
-            task.cancel()
-            var code: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
-            guard code == 0 else {
-                close(fd)
-                promise.fail(
-                    SessionError(.io, "RFCOMM connection to \(endpoint) failed: \(String(cString: strerror(code)))"))
-                return
-            }
+        return BluetoothSockets.completeConnect(
+            fd, to: endpoint, transport: "RFCOMM", timeout: connectTimeout, on: loop
+        ) { fd in
             ClientBootstrap(group: loop)
                 .channelInitializer { channel in Self.adopt(channel, then: initializer) }
                 .withConnectedSocket(fd)
-                .cascade(to: promise)
         }
-        promise.futureResult.whenComplete { _ in poller.cancel() }
-        return promise.futureResult
     }
 
     public func openDatagrams(
@@ -178,17 +151,10 @@ public struct RFCOMMTransport: Transport {
 
     /// The remote adapter's address: a path of its own for each pair of adapters.
     public func pathAddress(of channel: any Channel) -> String? {
-        try? channel.pipeline.syncOperations.handler(type: RemoteAddressHandler.self).address
+        BluetoothSockets.remoteAddress(of: channel)
     }
 
     // MARK: - Sockets
-
-    /// Remembers the remote adapter's address of an RFCOMM channel (SwiftNIO knows only IP and Unix addresses).
-    final class RemoteAddressHandler: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = NIOAny
-        let address: String
-        init(address: String) { self.address = address }
-    }
 
     /// Reads the peer's address of an adopted socket (SO_PEERNAME), keeps it in the pipeline, then sets up the link.
     private static func adopt(
@@ -198,7 +164,8 @@ public struct RFCOMMTransport: Transport {
         let peer: EventLoopFuture<sockaddr_rc> = options.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERNAME))
         return peer.flatMapThrowing { remote in
-            try channel.pipeline.syncOperations.addHandler(RemoteAddressHandler(address: string(remote.rc_bdaddr)))
+            try channel.pipeline.syncOperations.addHandler(
+                BluetoothSockets.RemoteAddressHandler(address: BluetoothSockets.string(remote.rc_bdaddr)))
         }
         .flatMap { initializer(channel) }
     }
@@ -207,19 +174,13 @@ public struct RFCOMMTransport: Transport {
         let fd = Glibc.socket(
             AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
             BTPROTO_RFCOMM)
-        guard fd >= 0 else { throw error("open an RFCOMM socket") }
+        guard fd >= 0 else { throw BluetoothSockets.error("open an RFCOMM socket") }
         return fd
     }
 
     private static func bind(_ fd: Int32, adapter: String, channel: Int) throws(SessionError) {
-        var local = try address(adapter, channel: channel)
-        let result = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_rc>.size))
-            }
-        }
-        guard result == 0 else {
-            let failure = error("bind \(adapter) channel \(channel)")
+        guard BluetoothSockets.call(Glibc.bind, fd, try address(adapter, channel: channel)) == 0 else {
+            let failure = BluetoothSockets.error("bind \(adapter) channel \(channel)")
             close(fd)
             throw failure
         }
@@ -229,21 +190,8 @@ public struct RFCOMMTransport: Transport {
         var address = sockaddr_rc()
         address.rc_family = sa_family_t(AF_BLUETOOTH)
         address.rc_channel = UInt8(clamping: channel)
-        guard str2ba(text, &address.rc_bdaddr) == 0, text.utf8.count == 17 else {
-            throw SessionError(.invalidArgument, "\(text) is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
-        }
+        address.rc_bdaddr = try BluetoothSockets.address(text)
         return address
     }
 
-    static func string(_ address: bdaddr_t) -> String {
-        var address = address
-        var text = [CChar](repeating: 0, count: 18)
-        ba2str(&address, &text)
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func error(_ what: String) -> SessionError {
-        let code = errno
-        return SessionError(.io, "cannot \(what): \(String(cString: strerror(code)))")
-    }
 }

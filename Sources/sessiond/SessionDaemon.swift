@@ -4,6 +4,7 @@ import BubblesAndCounter
 import Foundation
 import LanSession
 import LanSessionDiscovery
+import LanSessionLE
 import LanSessionRFCOMM
 import Logging
 import NIOCore
@@ -61,11 +62,18 @@ struct SessionDaemon: AsyncParsableCommand {
             valueName: "[addr:]port"))
     var http: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
-    @Option(help: "Transports: lan, rfcomm (Bluetooth classic) or all.") var transport = TransportChoice.lan
+    @Option(help: "Transports: lan, rfcomm (Bluetooth classic), le (Bluetooth Low Energy, L2CAP) or all.")
+    var transport = TransportChoice.lan
     @Option(help: "Bluetooth adapter for RFCOMM, e.g. hci0 (default: the first adapter).") var btAdapter: String?
     @Option(parsing: .unconditional, help: "RFCOMM channel to listen on (1...30).") var btChannel = CommandLineNumber(5)
     @Option(name: .customLong("bt-peer"), help: "A peer to dial over RFCOMM at ADDRESS[/CHANNEL] (repeatable).")
     var btPeers: [String] = []
+    @Option(
+        name: .customLong("le-psm"), parsing: .unconditional,
+        help: "LE L2CAP PSM to listen on (128...255, a dynamic LE PSM; default 197).")
+    var lePSM = CommandLineNumber(L2CAPTransport.defaultPSM)
+    @Option(name: .customLong("le-peer"), help: "A peer to dial over LE L2CAP at ADDRESS[/PSM] (repeatable).")
+    var lePeers: [String] = []
     @Option(
         help: ArgumentHelp(
             "File with the session's secret (mode 0600): only peers with the same secret get in, and links are encrypted.",
@@ -91,6 +99,7 @@ struct SessionDaemon: AsyncParsableCommand {
     enum TransportChoice: String, ExpressibleByArgument, CaseIterable {
         case lan
         case rfcomm
+        case le
         case all
     }
 
@@ -136,8 +145,13 @@ struct SessionDaemon: AsyncParsableCommand {
         for peer in btPeers where Self.bluetoothEndpoint(peer, defaultChannel: btChannel) == nil {
             throw ValidationError("--bt-peer \(peer) is not ADDRESS[/CHANNEL] (AA:BB:CC:DD:EE:FF, channel 1...30)")
         }
-        if transport == .rfcomm && !noDiscovery {
-            throw ValidationError("--transport rfcomm needs --no-discovery (DNS-SD runs on the LAN; use all for both)")
+        let lePSM = try lePSM.validated("--le-psm", in: L2CAPTransport.psms)
+        for peer in lePeers where Self.leEndpoint(peer, defaultPSM: lePSM) == nil {
+            throw ValidationError("--le-peer \(peer) is not ADDRESS[/PSM] (AA:BB:CC:DD:EE:FF, PSM 128...255)")
+        }
+        if (transport == .rfcomm || transport == .le) && !noDiscovery {
+            throw ValidationError(
+                "--transport \(transport.rawValue) needs --no-discovery (DNS-SD runs on the LAN; use all for both)")
         }
         switch (admission, secretFile != nil) {
         case (.secret, false): throw ValidationError("--admission secret needs --secret-file")
@@ -186,6 +200,7 @@ struct SessionDaemon: AsyncParsableCommand {
 
     private func serve(logger: Logger) async throws {
         let (port, maxPeers, btChannel) = (port.value(or: 0), maxPeers.value(or: 8), btChannel.value(or: 5))
+        let lePSM = lePSM.value(or: L2CAPTransport.defaultPSM)
         let environment = ProcessInfo.processInfo.environment
         let uid = getuid()
         let controlPath = control ?? ControlSocket.defaultPath(environment: environment, uid: uid)
@@ -241,15 +256,18 @@ struct SessionDaemon: AsyncParsableCommand {
                 "the secret is \(secret.count) bytes: an attacker who completes one handshake can try guesses offline; use 32 random bytes (head -c 32 /dev/urandom | base64)"
             )
         }
-        configuration.transportPriority = [LANTransport.name, RFCOMMTransport.name]
-        var transports: [any Transport] = transport == .rfcomm ? [] : [LANTransport()]
-        if transport != .lan {
+        configuration.transportPriority = [LANTransport.name, RFCOMMTransport.name, L2CAPTransport.name]
+        var transports: [any Transport] = transport == .lan || transport == .all ? [LANTransport()] : []
+        if transport == .rfcomm || transport == .all {
             do {
                 transports.append(try RFCOMMTransport(adapter: btAdapter, channel: btChannel))
             } catch {
                 guard transport == .all else { throw error }
                 logger.notice("no Bluetooth: \(error.message); carrying on with LAN only")
             }
+        }
+        if transport == .le || (transport == .all && transports.contains { $0.name == RFCOMMTransport.name }) {
+            transports.append(try L2CAPTransport(adapter: btAdapter, psm: lePSM))
         }
         let session = try Session(
             configuration: configuration, transports: transports, eventLoop: Self.loop, logger: logger)
@@ -270,6 +288,11 @@ struct SessionDaemon: AsyncParsableCommand {
         if transports.contains(where: { $0.name == RFCOMMTransport.name }) {
             for peer in btPeers {
                 try await session.connect(to: Self.bluetoothEndpoint(peer, defaultChannel: btChannel)!)
+            }
+        }
+        if transports.contains(where: { $0.name == L2CAPTransport.name }) {
+            for peer in lePeers {
+                try await session.connect(to: Self.leEndpoint(peer, defaultPSM: lePSM)!)
             }
         }
 
@@ -370,14 +393,27 @@ struct SessionDaemon: AsyncParsableCommand {
 
     /// "ADDRESS[/CHANNEL]" as an RFCOMM endpoint.
     static func bluetoothEndpoint(_ text: String, defaultChannel: Int) -> Endpoint? {
+        bluetoothEndpoint(
+            text, transport: RFCOMMTransport.name, defaultPort: defaultChannel, in: RFCOMMTransport.channels)
+    }
+
+    /// "ADDRESS[/PSM]" as an LE L2CAP endpoint.
+    static func leEndpoint(_ text: String, defaultPSM: Int) -> Endpoint? {
+        bluetoothEndpoint(text, transport: L2CAPTransport.name, defaultPort: defaultPSM, in: L2CAPTransport.psms)
+    }
+
+    /// "ADDRESS[/PORT]" as an endpoint of a Bluetooth transport, PORT (or `defaultPort`) in `ports`.
+    private static func bluetoothEndpoint(
+        _ text: String, transport: String, defaultPort: Int, in ports: ClosedRange<Int>
+    ) -> Endpoint? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts[0].utf8.count == 17,
             parts[0].split(separator: ":").count == 6,
             parts[0].split(separator: ":").allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil })
         else { return nil }
-        let channel = parts.count == 2 ? Int(parts[1]) : defaultChannel
-        guard let channel, RFCOMMTransport.channels.contains(channel) else { return nil }
-        return Endpoint(transport: RFCOMMTransport.name, host: parts[0].uppercased(), port: channel)
+        let port = parts.count == 2 ? Int(parts[1]) : defaultPort
+        guard let port, ports.contains(port) else { return nil }
+        return Endpoint(transport: transport, host: parts[0].uppercased(), port: port)
     }
 
     static func defaultStateDirectory(_ environment: [String: String], _ uid: UInt32) -> String {

@@ -11,8 +11,8 @@ import TestSupport
 #endif
 
 /// Runs inside the Bluetooth lab's VM (scripts/btlab): two sessiond, one on each emulated controller, checked over
-/// RFCOMM alone, with LAN and RFCOMM side by side (failover both ways), against a hostile RFCOMM client; and the
-/// latency comparison of LAN and Bluetooth with the same commands.
+/// RFCOMM alone and LE L2CAP alone (each against a hostile client), with LAN and RFCOMM side by side (failover both
+/// ways); and the latency comparison of LAN and Bluetooth with the same commands.
 @main
 struct BluetoothLab: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -75,6 +75,22 @@ final class Daemon {
             ])
         let listener = try Daemon(
             second, ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "\(channels.1)"])
+        return (dialler, listener)
+    }
+
+    /// Two daemons with `--transport le` only, `first` on hci0 and `second` on hci1 (listening on the given PSMs);
+    /// the first dials the second. The lab's hci1 advertises (connectable), hci0 does not: the emulated controllers
+    /// do not initiate an LE connection while they advertise.
+    static func lePair(
+        _ first: String, _ second: String, psms: (Int, Int), listenerAdapter hci1: RFCOMMTransport.Adapter
+    ) throws -> (Daemon, Daemon) {
+        let dialler = try Daemon(
+            first,
+            [
+                "--transport", "le", "--bt-adapter", "hci0", "--le-psm", "\(psms.0)", "--le-peer",
+                "\(hci1.address)/\(psms.1)",
+            ])
+        let listener = try Daemon(second, ["--transport", "le", "--bt-adapter", "hci1", "--le-psm", "\(psms.1)"])
         return (dialler, listener)
     }
 
@@ -152,7 +168,8 @@ struct Check: AsyncParsableCommand {
         let (hci0, hci1) = try controllers()
         log("controllers: hci0 \(hci0.address), hci1 \(hci1.address)")
         var outcomes: [Outcome] = []
-        outcomes += try await rfcommOnly(hci0, hci1)
+        outcomes += try await alone(.rfcomm, hci0, hci1)
+        outcomes += try await alone(.le, hci0, hci1)
         outcomes += try await pairingOverRFCOMM(hci0, hci1)
         outcomes += try await failover(hci0, hci1)
         let encoder = JSONEncoder()
@@ -165,12 +182,23 @@ struct Check: AsyncParsableCommand {
         if !failed.isEmpty { throw ExitCode(1) }
     }
 
-    /// Two daemons with `--transport rfcomm`: handshake, 1,000 increments exactly once, bubble moves, a bye.
-    func rfcommOnly(
-        _ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter
+    /// A Bluetooth transport checked alone.
+    enum Alone: String {
+        case rfcomm
+        case le
+    }
+
+    /// Two daemons with only `transport` (`a` on hci0 dials `b` on hci1): handshake, 1,000 increments exactly once,
+    /// bubble moves, garbage from another client on b's channel or PSM, a bye.
+    func alone(
+        _ transport: Alone, _ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter
     ) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
-        let (a, b) = try Daemon.rfcommPair("a", "b", channels: (3, 4), listenerAdapter: hci1)
+        let name = transport.rawValue
+        let (a, b) =
+            transport == .rfcomm
+            ? try Daemon.rfcommPair("a", "b", channels: (3, 4), listenerAdapter: hci1)
+            : try Daemon.lePair("la", "lb", psms: (0x91, 0x92), listenerAdapter: hci1)
         defer {
             a.stop()
             b.stop()
@@ -179,12 +207,12 @@ struct Check: AsyncParsableCommand {
         let linked = await waitUntil(.seconds(30), every: .milliseconds(100)) { a.connected == 1 && b.connected == 1 }
         let linkedAfter = ContinuousClock.now - started
         guard linked, let idA = a.peerID, let idB = b.peerID else {
-            return [Outcome(check: "rfcomm handshake", passed: false, detail: "not connected after \(linkedAfter)")]
+            return [Outcome(check: "\(name) handshake", passed: false, detail: "not connected after \(linkedAfter)")]
         }
-        let onRFCOMM = a.links(to: idB).map(\.transport) == ["rfcomm"]
+        let alone = a.links(to: idB).map(\.transport) == [name]
         outcomes.append(
             Outcome(
-                check: "rfcomm handshake", passed: onRFCOMM,
+                check: "\(name) handshake", passed: alone,
                 detail: "connected \(linkedAfter) after the start; links \(a.links(to: idB).map(\.transport))"))
 
         // 1,000 increments, one by one.
@@ -198,7 +226,7 @@ struct Check: AsyncParsableCommand {
         let final = b.count(of: idA)
         outcomes.append(
             Outcome(
-                check: "1,000 increments over rfcomm exactly once", passed: arrived && final == 1_000,
+                check: "1,000 increments over \(name) exactly once", passed: arrived && final == 1_000,
                 detail: "b counts a at \(final.map(String.init) ?? "?") after \(ContinuousClock.now - counting)"))
 
         // Bubbles: a picks bubble 2 up, moves it, drops it; b sees the holder, the moves and the drop.
@@ -221,11 +249,13 @@ struct Check: AsyncParsableCommand {
         }
         outcomes.append(
             Outcome(
-                check: "bubble moves over rfcomm", passed: held && moved && dropped,
+                check: "bubble moves over \(name)", passed: held && moved && dropped,
                 detail: "held \(held), moved \(moved), dropped \(dropped)"))
 
-        // A hostile client on a's channel: garbage, dropped with a logged reason; a carries on.
-        outcomes.append(await hostileClient(a, b, idB: idB, channel: 3, hci0: hci0, hci1: hci1))
+        // A hostile client on a's channel (RFCOMM) or b's PSM (LE, where hci1 advertises): garbage, dropped with a
+        // logged reason; the daemon carries on.
+        let (target, other) = transport == .rfcomm ? (a, idB) : (b, idA)
+        outcomes.append(await hostileClient(transport, target, linkedTo: other, hci0: hci0, hci1: hci1))
 
         // Bye: b stops; a sees it leave.
         let watch = try a.watch()
@@ -233,12 +263,13 @@ struct Check: AsyncParsableCommand {
         let left = await waitUntil(.seconds(10), every: .milliseconds(100)) {
             watch.events.contains { $0.event.event == "peerLeft" && $0.event.peerID == idB }
         }
-        outcomes.append(Outcome(check: "bye over rfcomm", passed: left, detail: "peerLeft seen: \(left)"))
+        outcomes.append(Outcome(check: "bye over \(name)", passed: left, detail: "peerLeft seen: \(left)"))
         a.stop()
-        let reason = a.process.stderr.split(separator: "\n").first { $0.contains("malformed frame") }
+        b.stop()
+        let reason = target.process.stderr.split(separator: "\n").first { $0.contains("malformed frame") }
         outcomes.append(
             Outcome(
-                check: "the garbage client's link closed with a logged reason", passed: reason != nil,
+                check: "the garbage \(name) client's link closed with a logged reason", passed: reason != nil,
                 detail: reason.map(String.init) ?? "no log line"))
         return outcomes
     }
@@ -293,40 +324,52 @@ struct Check: AsyncParsableCommand {
         ]
     }
 
-    /// Debian's python3 (AF_BLUETOOTH) connects to `a`'s RFCOMM channel and sends garbage.
+    /// A client that sends garbage to `target`'s channel or PSM (as the lab's checks use them): Debian's python3
+    /// (AF_BLUETOOTH) over RFCOMM, from hci1 to channel 3 on hci0; BlueZ's own `l2test` over LE L2CAP (its test
+    /// pattern is no frame), from hci0 to PSM 0x92 on hci1, which sends until the link closes.
     func hostileClient(
-        _ a: Daemon, _ b: Daemon, idB: String, channel: Int, hci0: RFCOMMTransport.Adapter,
+        _ transport: Alone, _ target: Daemon, linkedTo other: String, hci0: RFCOMMTransport.Adapter,
         hci1: RFCOMMTransport.Adapter
     ) async -> Outcome {
-        let script = """
-            import socket, sys
-            s = socket.socket(socket.AF_BLUETOOTH, socket.SOCK_STREAM, socket.BTPROTO_RFCOMM)
-            s.bind((sys.argv[1], 0)); s.settimeout(10); s.connect((sys.argv[2], int(sys.argv[3])))
-            s.sendall(bytes([0x02, 0x99, 0x00]) + b"this is not a frame" * 10)
-            closed = False
-            try:
-                while True:
-                    data = s.recv(4096)
-                    if not data:
-                        closed = True
-                        break
-            except OSError:
-                closed = True
-            print("closed" if closed else "open")
-            """
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("btlab-hostile-\(UInt32.random(in: 0...UInt32.max)).py").path
-        _ = FileManager.default.createFile(atPath: path, contents: Data(script.utf8))
-        guard
-            let client = try? HostProcess.local([
-                "/usr/bin/python3", path, hci1.address, hci0.address, "\(channel)",
-            ])
-        else { return Outcome(check: "garbage on rfcomm", passed: false, detail: "cannot start python3") }
+        let command: [String]
+        switch transport {
+        case .rfcomm:
+            let script = """
+                import socket, sys
+                s = socket.socket(socket.AF_BLUETOOTH, socket.SOCK_STREAM, socket.BTPROTO_RFCOMM)
+                s.bind((sys.argv[1], 0)); s.settimeout(10); s.connect((sys.argv[2], int(sys.argv[3])))
+                s.sendall(bytes([0x02, 0x99, 0x00]) + b"this is not a frame" * 10)
+                closed = False
+                try:
+                    while True:
+                        data = s.recv(4096)
+                        if not data:
+                            closed = True
+                            break
+                except OSError:
+                    closed = True
+                print("closed" if closed else "open")
+                """
+            let path = FileManager.default.temporaryDirectory
+                .appendingPathComponent("btlab-hostile-\(UInt32.random(in: 0...UInt32.max)).py").path
+            _ = FileManager.default.createFile(atPath: path, contents: Data(script.utf8))
+            command = ["/usr/bin/python3", path, hci1.address, hci0.address, "3"]
+        case .le:
+            let tools = ProcessInfo.processInfo.environment["BTLAB_TOOLS"] ?? ""
+            command = [
+                "/usr/bin/timeout", "15", "\(tools)/root/usr/bin/l2test", "-s", "-V", "le_public", "-P", "\(0x92)",
+                "-i", "hci0", hci1.address,
+            ]
+        }
+        let name = transport.rawValue
+        guard let client = try? HostProcess.local(command) else {
+            return Outcome(check: "garbage on \(name)", passed: false, detail: "cannot start \(command[0])")
+        }
         let done = await waitUntil(.seconds(20), every: .milliseconds(100)) { !client.isRunning }
-        let stillServing = a.connected == 1 && a.links(to: idB).contains { $0.transport == "rfcomm" }
+        let stillServing = target.connected == 1 && target.links(to: other).contains { $0.transport == name }
         return Outcome(
-            check: "garbage on rfcomm drops that client only", passed: done && stillServing,
-            detail: "client finished \(done); a still linked to b \(stillServing)")
+            check: "garbage on \(name) drops that client only", passed: done && stillServing,
+            detail: "client finished \(done); \(target.name) still linked to its peer \(stillServing)")
     }
 
     /// Two daemons with `--transport all`: LAN active, RFCOMM standby; LAN silenced mid-stream, then back.
