@@ -7,9 +7,19 @@ import NIOCore
 /// their total size. So this handler hands SwiftNIO one piece at a time, of at most `mtu` bytes, and the next only when
 /// the last is written: the link's frames become a sequence of SDUs whose boundaries mean nothing (the receiver reads
 /// them as one stream, docs/wire-format.md, "L2CAP LE"). A write's promise completes with its last piece.
-final class SDUWriter: ChannelOutboundHandler, RemovableChannelHandler {
+///
+/// Closing lingers: a close of this side waits until the peer closes (it does on a `bye`) or ``linger`` passes. Closing
+/// an L2CAP channel sends the disconnection at once on the LE signalling channel, and the kernel drops the channel's
+/// SDUs still waiting for the controller's buffers or for credits: a `bye` written just before was lost that way about
+/// one time in three in the lab. While it lingers, what the peer sends is dropped.
+final class SDUWriter: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
+
+    /// How long a close of this side waits for the peer's.
+    static let linger = TimeAmount.milliseconds(500)
 
     /// The peer's MTU: the largest SDU it takes.
     let mtu: Int
@@ -20,6 +30,8 @@ final class SDUWriter: ChannelOutboundHandler, RemovableChannelHandler {
     /// Whether a piece is with SwiftNIO.
     private var writing = false
     private var failure: (any Error)?
+    /// The close this side asked for, while it lingers.
+    private var lingering: (promise: EventLoopPromise<Void>?, deadline: Scheduled<Void>)?
 
     init(mtu: Int) {
         precondition(mtu > 0, "an MTU is at least one byte")
@@ -80,7 +92,43 @@ final class SDUWriter: ChannelOutboundHandler, RemovableChannelHandler {
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        if mode == .all { failAll(ChannelError.ioOnClosedChannel) }
-        context.close(mode: mode, promise: promise)
+        guard mode == .all, context.channel.isActive else {
+            if mode == .all { failAll(ChannelError.ioOnClosedChannel) }
+            return context.close(mode: mode, promise: promise)
+        }
+        if let lingering {
+            // Already closing: this close completes with that one.
+            if let promise { lingering.promise?.futureResult.cascade(to: promise) ?? promise.succeed() }
+            return
+        }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let deadline = context.eventLoop.scheduleTask(in: Self.linger) {
+            let (writer, context) = bound.value
+            writer.finishClose(context: context)
+        }
+        lingering = (promise ?? context.eventLoop.makePromise(), deadline)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard lingering == nil else { return }  // closing: the link is done with what the peer says
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let lingering {
+            self.lingering = nil
+            lingering.deadline.cancel()
+            failAll(ChannelError.ioOnClosedChannel)
+            lingering.promise?.succeed()
+        }
+        context.fireChannelInactive()
+    }
+
+    /// Closes for good after lingering.
+    private func finishClose(context: ChannelHandlerContext) {
+        guard let lingering else { return }
+        self.lingering = nil
+        failAll(ChannelError.ioOnClosedChannel)
+        context.close(mode: .all, promise: lingering.promise)
     }
 }

@@ -145,6 +145,14 @@ final class EventLog: @unchecked Sendable {
     var events: [(at: ContinuousClock.Instant, event: EventResult)] { lock.withLock { entries } }
 }
 
+/// Turns LE advertising (connectable) of hci1 on or off, with BlueZ's btmgmt: the kernel dials an LE peer only while it
+/// advertises. hci0 never advertises: these emulated controllers make no LE connection while the initiator does.
+func leAdvertising(_ on: Bool) {
+    let btmgmt = (ProcessInfo.processInfo.environment["BTLAB_TOOLS"] ?? "") + "/root/usr/bin/btmgmt"
+    let settings = on ? ["connectable", "advertising"] : ["advertising", "connectable"]
+    for setting in settings { _ = shell([btmgmt, "-i", "hci1", setting, on ? "on" : "off"]) }
+}
+
 /// The two emulated controllers.
 func controllers() throws -> (RFCOMMTransport.Adapter, RFCOMMTransport.Adapter) {
     let adapters = try RFCOMMTransport.adapters()
@@ -164,14 +172,19 @@ struct Outcome: Encodable {
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The lab tests; exits 1 if any fails.")
 
+    @Flag(help: "Only the checks over LE L2CAP (scripts/btlab runs them in a boot of their own).") var le = false
+
     func run() async throws {
         let (hci0, hci1) = try controllers()
         log("controllers: hci0 \(hci0.address), hci1 \(hci1.address)")
         var outcomes: [Outcome] = []
-        outcomes += try await alone(.rfcomm, hci0, hci1)
-        outcomes += try await alone(.le, hci0, hci1)
-        outcomes += try await pairingOverRFCOMM(hci0, hci1)
-        outcomes += try await failover(hci0, hci1)
+        if le {
+            outcomes += try await alone(.le, hci0, hci1)
+        } else {
+            outcomes += try await alone(.rfcomm, hci0, hci1)
+            outcomes += try await pairingOverRFCOMM(hci0, hci1)
+            outcomes += try await failover(hci0, hci1)
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         for outcome in outcomes {
@@ -195,6 +208,8 @@ struct Check: AsyncParsableCommand {
     ) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
         let name = transport.rawValue
+        if transport == .le { leAdvertising(true) }
+        defer { if transport == .le { leAdvertising(false) } }
         let (a, b) =
             transport == .rfcomm
             ? try Daemon.rfcommPair("a", "b", channels: (3, 4), listenerAdapter: hci1)
@@ -263,9 +278,15 @@ struct Check: AsyncParsableCommand {
         let left = await waitUntil(.seconds(10), every: .milliseconds(100)) {
             watch.events.contains { $0.event.event == "peerLeft" && $0.event.peerID == idB }
         }
-        outcomes.append(Outcome(check: "bye over \(name)", passed: left, detail: "peerLeft seen: \(left)"))
         a.stop()
         b.stop()
+        // What a logged of b going, for a failure's detail.
+        let seen = a.process.stderr.split(separator: "\n").filter { $0.contains("left") || $0.contains("\(idB)") }
+        outcomes.append(
+            Outcome(
+                check: "bye over \(name)", passed: left,
+                detail: "peerLeft seen: \(left)" + (left ? "" : "; a's log: \(seen.suffix(4).joined(separator: " | "))")
+            ))
         let reason = target.process.stderr.split(separator: "\n").first { $0.contains("malformed frame") }
         outcomes.append(
             Outcome(
@@ -598,31 +619,83 @@ enum RawPingPong {
     }
 }
 
+extension RawPingPong {
+    /// `count` round trips over an LE L2CAP channel (LE CoC) from `client` to `server`'s `psm`, echoed on `server`;
+    /// each message is one SDU. `server` must advertise (connectable) for the kernel to connect to it.
+    static func le(count: Int, from client: String, to server: String, psm: UInt16) -> [Double] {
+        func address(_ text: String, psm: UInt16) -> sockaddr_l2 {
+            var address = sockaddr_l2()
+            address.l2_family = sa_family_t(AF_BLUETOOTH)
+            address.l2_psm = psm.littleEndian
+            str2ba(text, &address.l2_bdaddr)
+            address.l2_bdaddr_type = UInt8(BDADDR_LE_PUBLIC)
+            return address
+        }
+        func call(
+            _ function: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32, _ fd: Int32, _ address: sockaddr_l2
+        )
+            -> Int32
+        {
+            var address = address
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    function(fd, $0, socklen_t(MemoryLayout<sockaddr_l2>.size))
+                }
+            }
+        }
+        let listener = socket(AF_BLUETOOTH, Int32(SOCK_SEQPACKET.rawValue), BTPROTO_L2CAP)
+        guard call(bind, listener, address(server, psm: psm)) == 0, listen(listener, 1) == 0 else {
+            fail("le listen")
+        }
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_SEQPACKET.rawValue), BTPROTO_L2CAP)
+        guard call(bind, fd, address(client, psm: 0)) == 0 else { fail("le bind") }
+        guard call(connect, fd, address(server, psm: psm)) == 0 else { fail("le connect") }
+        let accepted = accept(listener, nil, nil)
+        echo(accepted)
+        defer { close(listener) }
+        return measure(fd, count: count)
+    }
+}
+
 struct Compare: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Round trips of 16-byte messages: raw TCP, the LAN transport, raw RFCOMM, the RFCOMM transport, idle and "
-            + "during a push over it.")
+            "Round trips of 16-byte messages: raw TCP, raw RFCOMM and raw LE L2CAP, then the LAN, RFCOMM and LE "
+            + "transports of sessiond; RFCOMM again during a push over it.")
 
     @Option(help: "Round trips per row.") var count = 1_000
     @Flag(help: "One JSON object per row.") var json = false
 
     func run() async throws {
         let (hci0, hci1) = try controllers()
+        // The push first, before hci1 advertises on LE for the LE rows (see leAdvertising).
+        let duringPush = try await pingDuringPush(hci0, hci1)
+        leAdvertising(true)
+        defer { leAdvertising(false) }
         var rows: [Row] = []
         rows.append(percentiles("raw TCP ping-pong (loopback)", RawPingPong.tcp(count: count)))
         rows.append(
             percentiles(
                 "raw RFCOMM ping-pong",
                 RawPingPong.rfcomm(count: count, from: hci1.address, to: hci0.address, channel: 9)))
+        rows.append(
+            percentiles(
+                "raw LE L2CAP ping-pong", RawPingPong.le(count: count, from: hci0.address, to: hci1.address, psm: 0x93))
+        )
+        // a on hci0 dials b on hci1 over all three; hci1 advertises on LE.
         let a = try Daemon(
             "ca",
             [
                 "--transport", "all", "--port", "47011", "--peer", "127.0.0.1:47012", "--bt-adapter", "hci0",
-                "--bt-channel", "11", "--bt-peer", "\(hci1.address)/12",
+                "--bt-channel", "11", "--bt-peer", "\(hci1.address)/12", "--le-psm", "\(0x95)", "--le-peer",
+                "\(hci1.address)/\(0x94)",
             ])
         let b = try Daemon(
-            "cb", ["--transport", "all", "--port", "47012", "--bt-adapter", "hci1", "--bt-channel", "12"])
+            "cb",
+            [
+                "--transport", "all", "--port", "47012", "--bt-adapter", "hci1", "--bt-channel", "12", "--le-psm",
+                "\(0x94)",
+            ])
         defer {
             a.stop()
             b.stop()
@@ -632,11 +705,14 @@ struct Compare: AsyncParsableCommand {
                 .seconds(60), every: .milliseconds(100),
                 {
                     guard let id = b.peerID else { return false }
-                    return Set(a.links(to: id).map(\.transport)) == ["lan", "rfcomm"]
+                    return Set(a.links(to: id).map(\.transport)) == ["lan", "rfcomm", "le"]
                         && a.links(to: id).allSatisfy { $0.state != "connecting" }
                 }), let idB = b.peerID
-        else { throw ValidationError("the daemons did not link on both transports") }
-        for transport in ["lan", "rfcomm"] {
+        else { throw ValidationError("the daemons did not link on all three transports") }
+        let names = [
+            "lan": "LAN transport (sessiond)", "rfcomm": "RFCOMM transport (sessiond)", "le": "LE transport (sessiond)",
+        ]
+        for transport in ["lan", "rfcomm", "le"] {
             let result = a.call(
                 ControlRequest(
                     command: "bench", count: count, peer: idB, transport: transport, channel: "reliable", size: 16),
@@ -644,12 +720,12 @@ struct Compare: AsyncParsableCommand {
             guard let result else { throw ValidationError("bench over \(transport) failed") }
             rows.append(
                 Row(
-                    row: transport == "lan" ? "LAN transport (sessiond)" : "RFCOMM transport (sessiond)",
+                    row: names[transport]!,
                     p50_us: result.p50_us, p90_us: result.p90_us, p99_us: result.p99_us))
         }
         a.stop()
         b.stop()
-        rows.append(try await pingDuringPush(hci0, hci1))
+        rows.append(duringPush)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -659,7 +735,9 @@ struct Compare: AsyncParsableCommand {
         print("emulated controllers (btvirt in a QEMU VM): round trips of 16-byte messages, \(count) per row")
         print("row                               p50 us    p90 us    p99 us   p50 vs raw (during a push: vs idle)")
         for (index, row) in rows.enumerated() {
-            let floor = [2: rows[0].p50_us, 3: rows[1].p50_us, 4: rows[3].p50_us][index] ?? row.p50_us
+            // Each transport against its raw floor; the row during a push against RFCOMM idle.
+            let floor =
+                [3: rows[0].p50_us, 4: rows[1].p50_us, 5: rows[2].p50_us, 6: rows[4].p50_us][index] ?? row.p50_us
             let ratio = String(format: "%.2fx", row.p50_us / floor)
             print(
                 row.row.padding(toLength: 32, withPad: " ", startingAt: 0)

@@ -52,6 +52,23 @@ struct L2CAPTransportTests {
         _ = try? channel.finish()
     }
 
+    @Test("a close lingers until the peer closes or the linger passes, and drops what the peer sends meanwhile")
+    func lingeringClose() throws {
+        let channel = EmbeddedChannel(handler: SDUWriter(mtu: 8))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        let closed = Outcomes()
+        let close = channel.eventLoop.makePromise(of: Void.self)
+        closed.record(close.futureResult)
+        channel.close(promise: close)
+        #expect(channel.isActive && closed.values.isEmpty)
+        try channel.writeInbound(ByteBuffer(bytes: [1, 2, 3]))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
+        channel.embeddedEventLoop.advanceTime(by: SDUWriter.linger - .milliseconds(1))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!channel.isActive && closed.values == [true])
+    }
+
     @Test("a write that fails fails the pieces queued behind it, and every later write")
     func failure() throws {
         let channel = EmbeddedChannel()
