@@ -1,0 +1,117 @@
+import ArgumentParser
+import CBluetooth
+import Foundation
+import LanSession
+import LanSessionRFCOMM
+import SessionControl
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A sessiond in the VM, with its own state directory and control socket under /tmp.
+final class Daemon {
+    let name: String
+    let directory: String
+    let process: HostProcess
+
+    init(_ name: String, _ arguments: [String], admission: String = "open") throws {
+        self.name = name
+        directory =
+            FileManager.default.temporaryDirectory
+            .appendingPathComponent("btlab-\(name)-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/sessiond"
+        process = try HostProcess.local(
+            [
+                binary, "--admission", admission, "--name", name, "--session", "lab", "--no-discovery", "--state-dir",
+                directory,
+                "--control", "\(directory)/sock", "--log-level", "info",
+            ] + arguments)
+    }
+
+    func stop() { process.stop() }
+
+    /// Two daemons with `--transport rfcomm` only, `first` on hci0 and `second` on hci1 (on the given channels); the
+    /// first dials the second.
+    static func rfcommPair(
+        _ first: String, _ second: String, channels: (UInt8, UInt8), listenerAdapter hci1: RFCOMMTransport.Adapter
+    ) throws -> (Daemon, Daemon) {
+        let dialler = try Daemon(
+            first,
+            [
+                "--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-channel", "\(channels.0)", "--bt-peer",
+                "\(hci1.address)/\(channels.1)",
+            ])
+        let listener = try Daemon(
+            second, ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "\(channels.1)"])
+        return (dialler, listener)
+    }
+
+    /// Two daemons with `--transport le` only, `first` on hci0 and `second` on hci1 (listening on the given PSMs);
+    /// the first dials the second. The lab's hci1 advertises (connectable), hci0 does not: the emulated controllers
+    /// do not initiate an LE connection while they advertise.
+    static func lePair(
+        _ first: String, _ second: String, psms: (Int, Int), listenerAdapter hci1: RFCOMMTransport.Adapter
+    ) throws -> (Daemon, Daemon) {
+        let dialler = try Daemon(
+            first,
+            [
+                "--transport", "le", "--bt-adapter", "hci0", "--le-psm", "\(psms.0)", "--le-peer",
+                "\(hci1.address)/\(psms.1)",
+            ])
+        let listener = try Daemon(second, ["--transport", "le", "--bt-adapter", "hci1", "--le-psm", "\(psms.1)"])
+        return (dialler, listener)
+    }
+
+    func call<Result: Decodable>(_ request: ControlRequest, as type: Result.Type) -> Result? {
+        guard let client = try? ControlClient(path: "\(directory)/sock") else { return nil }
+        client.setReadTimeout(seconds: 60)
+        return try? client.call(request, as: type)
+    }
+
+    func client() throws -> ControlClient {
+        let client = try ControlClient(path: "\(directory)/sock")
+        client.setReadTimeout(seconds: 60)
+        return client
+    }
+
+    var peerID: String? { call(ControlRequest(command: "status"), as: StatusResult.self)?.peerID }
+    var connected: Int { call(ControlRequest(command: "status"), as: StatusResult.self)?.peers ?? 0 }
+    var peers: [PeerResult] { call(ControlRequest(command: "peers"), as: [PeerResult].self) ?? [] }
+
+    func count(of peer: String) -> UInt64? {
+        call(ControlRequest(command: "counter"), as: CounterResult.self)?.peers[peer]?.count
+    }
+
+    func links(to peer: String) -> [LinkResult] { peers.first { $0.peerID == peer }?.links ?? [] }
+
+    /// A `watch` of this daemon's events, read on a thread of its own.
+    func watch() throws -> EventLog {
+        let client = try client()
+        try client.send(ControlRequest(command: "watch"))
+        _ = try client.readLine()
+        return EventLog(client)
+    }
+}
+
+/// Events of a `watch`, each with when it was read.
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(at: ContinuousClock.Instant, event: EventResult)] = []
+    private let client: ControlClient
+
+    init(_ client: ControlClient) {
+        self.client = client
+        client.setReadTimeout(seconds: 0)
+        Thread.detachNewThread { [self] in
+            while let line = try? self.client.readLine() {
+                guard let event = try? JSONDecoder().decode(EventResult.self, from: line) else { continue }
+                lock.withLock { entries.append((.now, event)) }
+            }
+        }
+    }
+
+    var events: [(at: ContinuousClock.Instant, event: EventResult)] { lock.withLock { entries } }
+}
