@@ -6,7 +6,7 @@ import NIOCore
 /// SwiftNIO gathers the writes pending on a socket into one `writev(2)`, which on such a socket would be one SDU of
 /// their total size. So this handler hands SwiftNIO one piece at a time, of at most `mtu` bytes, and the next only when
 /// the last is written: the link's frames become a sequence of SDUs whose boundaries mean nothing (the receiver reads
-/// them as one stream, docs/wire-format.md, "L2CAP LE"). A write's promise completes with its last piece.
+/// them as one stream, docs/wire-format.md 4.1). A write's promise completes with its last piece.
 ///
 /// Closing lingers: a close of this side waits until the peer closes (it does on a `bye`) or ``linger`` passes. Closing
 /// an L2CAP channel sends the disconnection at once on the LE signalling channel, and the kernel drops the channel's
