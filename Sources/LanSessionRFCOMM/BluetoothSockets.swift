@@ -45,6 +45,18 @@ package enum BluetoothSockets {
         }
     }
 
+    /// Starts the non-blocking connect of `fd` to `address` (the kernel completes it: see ``completeConnect``); closes
+    /// `fd` when the kernel refuses at once.
+    package static func startConnect<Address>(_ fd: Int32, to address: Address, endpoint: Endpoint) throws(SessionError)
+    {
+        let result = call(Glibc.connect, fd, address)
+        guard result == 0 || errno == EINPROGRESS || errno == EAGAIN else {
+            let failure = error("connect to \(endpoint)")
+            close(fd)
+            throw failure
+        }
+    }
+
     /// Waits for the non-blocking connect of `fd` to `endpoint` to complete (polling every 2 ms, up to `timeout`),
     /// then adopts the socket with `adopt`. The socket is closed on failure.
     package static func completeConnect(

@@ -116,15 +116,11 @@ public struct RFCOMMTransport: Transport {
         }
         let fd: Int32
         do {
+            // The address first: a bad one leaves no socket to close.
+            let remote = try Self.address(endpoint.host, channel: endpoint.port)
             fd = try Self.socket()
             try Self.bind(fd, adapter: adapter.address, channel: 0)
-            let result = BluetoothSockets.call(
-                Glibc.connect, fd, try Self.address(endpoint.host, channel: endpoint.port))
-            guard result == 0 || errno == EINPROGRESS || errno == EAGAIN else {
-                let error = BluetoothSockets.error("connect to \(endpoint)")
-                close(fd)
-                throw error
-            }
+            try BluetoothSockets.startConnect(fd, to: remote, endpoint: endpoint)
         } catch {
             return loop.makeFailedFuture(error)
         }

@@ -257,18 +257,7 @@ struct SessionDaemon: AsyncParsableCommand {
             )
         }
         configuration.transportPriority = [LANTransport.name, RFCOMMTransport.name, L2CAPTransport.name]
-        var transports: [any Transport] = transport == .lan || transport == .all ? [LANTransport()] : []
-        if transport == .rfcomm || transport == .all {
-            do {
-                transports.append(try RFCOMMTransport(adapter: btAdapter, channel: btChannel))
-            } catch {
-                guard transport == .all else { throw error }
-                logger.notice("no Bluetooth: \(error.message); carrying on with LAN only")
-            }
-        }
-        if transport == .le || (transport == .all && transports.contains { $0.name == RFCOMMTransport.name }) {
-            transports.append(try L2CAPTransport(adapter: btAdapter, psm: lePSM))
-        }
+        let transports = try makeTransports(btChannel: btChannel, lePSM: lePSM, logger: logger)
         let session = try Session(
             configuration: configuration, transports: transports, eventLoop: Self.loop, logger: logger)
         // The original apps; this peer's count is saved before it is sent: a failed save counts nowhere.
@@ -285,16 +274,7 @@ struct SessionDaemon: AsyncParsableCommand {
             throw DaemonError("cannot listen on \(where_.joined(separator: " and ")): \(error)")
         }
         for peer in peers { try await session.connect(to: Endpoint(parsing: peer)!) }
-        if transports.contains(where: { $0.name == RFCOMMTransport.name }) {
-            for peer in btPeers {
-                try await session.connect(to: Self.bluetoothEndpoint(peer, defaultChannel: btChannel)!)
-            }
-        }
-        if transports.contains(where: { $0.name == L2CAPTransport.name }) {
-            for peer in lePeers {
-                try await session.connect(to: Self.leEndpoint(peer, defaultPSM: lePSM)!)
-            }
-        }
+        try await dialBluetoothPeers(of: session, on: transports, btChannel: btChannel, lePSM: lePSM)
 
         let hub = EventHub()
         let desk = StreamDesk(session: session, logger: logger)
@@ -391,89 +371,9 @@ struct SessionDaemon: AsyncParsableCommand {
         }
     }
 
-    /// "ADDRESS[/CHANNEL]" as an RFCOMM endpoint.
-    static func bluetoothEndpoint(_ text: String, defaultChannel: Int) -> Endpoint? {
-        bluetoothEndpoint(
-            text, transport: RFCOMMTransport.name, defaultPort: defaultChannel, in: RFCOMMTransport.channels)
-    }
-
-    /// "ADDRESS[/PSM]" as an LE L2CAP endpoint.
-    static func leEndpoint(_ text: String, defaultPSM: Int) -> Endpoint? {
-        bluetoothEndpoint(text, transport: L2CAPTransport.name, defaultPort: defaultPSM, in: L2CAPTransport.psms)
-    }
-
-    /// "ADDRESS[/PORT]" as an endpoint of a Bluetooth transport, PORT (or `defaultPort`) in `ports`.
-    private static func bluetoothEndpoint(
-        _ text: String, transport: String, defaultPort: Int, in ports: ClosedRange<Int>
-    ) -> Endpoint? {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts[0].utf8.count == 17,
-            parts[0].split(separator: ":").count == 6,
-            parts[0].split(separator: ":").allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil })
-        else { return nil }
-        let port = parts.count == 2 ? Int(parts[1]) : defaultPort
-        guard let port, ports.contains(port) else { return nil }
-        return Endpoint(transport: transport, host: parts[0].uppercased(), port: port)
-    }
-
     static func defaultStateDirectory(_ environment: [String: String], _ uid: UInt32) -> String {
         if uid == 0 { return "/var/lib/lansession" }
         if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/lansession" }
         return (environment["HOME"] ?? "/tmp") + "/.local/state/lansession"
-    }
-}
-
-/// Hands the session's events and the apps' to every watcher until the session ends.
-struct EventPumpService: Service {
-    let hub: EventHub
-    let desk: StreamDesk
-    let events: AsyncStream<SessionEvent>
-    let appEvents: AsyncStream<BubblesAndCounterEvent>
-    let log: OperatorLog
-
-    func run() async throws {
-        // Ends when the session stopped.
-        await hub.pump(events, appEvents) { event in
-            log.record(event)
-            if case .session(.streamOpened(let stream)) = event { desk.take(stream) }
-        }
-        try? await gracefulShutdown()  // the group shuts services down in turn: wait for this one's
-    }
-}
-
-/// Advertises and browses until shutdown, then withdraws the advertisement.
-struct DiscoveryService: Service {
-    let discovery: SessionDiscovery
-    let connection: AvahiConnection
-
-    func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            try await discovery.run(on: connection)
-        }
-        await connection.close()
-    }
-}
-
-/// Serves the control socket until shutdown, then removes it.
-/// Serves the page until a graceful shutdown.
-struct PageService: Service {
-    let server: PageServer
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await server.run()
-        }
-        await server.close()
-    }
-}
-
-struct ControlService: Service {
-    let server: ControlServer
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await server.run()
-        }
-        await server.close()
     }
 }

@@ -50,10 +50,9 @@ struct Check: AsyncParsableCommand {
         let name = transport.rawValue
         if transport == .le { leAdvertising(true) }
         defer { if transport == .le { leAdvertising(false) } }
-        let (a, b) =
-            transport == .rfcomm
-            ? try Daemon.rfcommPair("a", "b", channels: (3, 4), listenerAdapter: hci1)
-            : try Daemon.lePair("la", "lb", psms: (0x91, 0x92), listenerAdapter: hci1)
+        let (a, b) = try Daemon.pair(
+            transport == .rfcomm ? "a" : "la", transport == .rfcomm ? "b" : "lb", transport: name,
+            ports: transport == .rfcomm ? (3, 4) : (0x91, 0x92), listenerAdapter: hci1)
         defer {
             a.stop()
             b.stop()

@@ -103,7 +103,8 @@ extension Compare {
     /// Round trips over an RFCOMM-only pair of daemons while a 2 MiB file goes the same way (30 of them, from 0.3 s
     /// into the push): how long a transfer makes a small message wait on the slowest path, beside the same path idle.
     func pingDuringPush(_ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter) async throws -> Row {
-        let (sender, receiver) = try Daemon.rfcommPair("cc", "cd", channels: (13, 14), listenerAdapter: hci1)
+        let (sender, receiver) = try Daemon.pair(
+            "cc", "cd", transport: "rfcomm", ports: (13, 14), listenerAdapter: hci1)
         defer {
             sender.stop()
             receiver.stop()

@@ -33,35 +33,22 @@ final class Daemon {
 
     func stop() { process.stop() }
 
-    /// Two daemons with `--transport rfcomm` only, `first` on hci0 and `second` on hci1 (on the given channels); the
-    /// first dials the second.
-    static func rfcommPair(
-        _ first: String, _ second: String, channels: (UInt8, UInt8), listenerAdapter hci1: RFCOMMTransport.Adapter
+    /// Two daemons with one Bluetooth transport only (`rfcomm` or `le`), `first` on hci0 and `second` on hci1, each
+    /// listening on its channel or PSM of `ports`; the first dials the second. Over LE the listener's hci1 must
+    /// advertise (``leAdvertising(_:)``); hci0 does not, since the emulated controllers do not initiate an LE connection
+    /// while they advertise.
+    static func pair(
+        _ first: String, _ second: String, transport: String, ports: (Int, Int),
+        listenerAdapter hci1: RFCOMMTransport.Adapter
     ) throws -> (Daemon, Daemon) {
+        let (port, peer) = transport == "le" ? ("--le-psm", "--le-peer") : ("--bt-channel", "--bt-peer")
         let dialler = try Daemon(
             first,
             [
-                "--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-channel", "\(channels.0)", "--bt-peer",
-                "\(hci1.address)/\(channels.1)",
+                "--transport", transport, "--bt-adapter", "hci0", port, "\(ports.0)", peer,
+                "\(hci1.address)/\(ports.1)",
             ])
-        let listener = try Daemon(
-            second, ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "\(channels.1)"])
-        return (dialler, listener)
-    }
-
-    /// Two daemons with `--transport le` only, `first` on hci0 and `second` on hci1 (listening on the given PSMs);
-    /// the first dials the second. The lab's hci1 advertises (connectable), hci0 does not: the emulated controllers
-    /// do not initiate an LE connection while they advertise.
-    static func lePair(
-        _ first: String, _ second: String, psms: (Int, Int), listenerAdapter hci1: RFCOMMTransport.Adapter
-    ) throws -> (Daemon, Daemon) {
-        let dialler = try Daemon(
-            first,
-            [
-                "--transport", "le", "--bt-adapter", "hci0", "--le-psm", "\(psms.0)", "--le-peer",
-                "\(hci1.address)/\(psms.1)",
-            ])
-        let listener = try Daemon(second, ["--transport", "le", "--bt-adapter", "hci1", "--le-psm", "\(psms.1)"])
+        let listener = try Daemon(second, ["--transport", transport, "--bt-adapter", "hci1", port, "\(ports.1)"])
         return (dialler, listener)
     }
 

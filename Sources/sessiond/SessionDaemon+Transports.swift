@@ -1,0 +1,66 @@
+import LanSession
+import LanSessionLE
+import LanSessionRFCOMM
+import Logging
+
+/// Which transports the daemon runs (`--transport`), and the Bluetooth peers it dials.
+extension SessionDaemon {
+    /// The LAN unless only Bluetooth is asked for; RFCOMM and LE as asked. With `all`, a machine without Bluetooth
+    /// carries on with the LAN (a notice says so); asked for alone, a transport that cannot start stops the daemon.
+    func makeTransports(btChannel: Int, lePSM: Int, logger: Logger) throws -> [any Transport] {
+        var transports: [any Transport] = transport == .lan || transport == .all ? [LANTransport()] : []
+        if transport == .rfcomm || transport == .all {
+            do {
+                transports.append(try RFCOMMTransport(adapter: btAdapter, channel: btChannel))
+            } catch {
+                guard transport == .all else { throw error }
+                logger.notice("no Bluetooth: \(error.message); carrying on with LAN only")
+            }
+        }
+        if transport == .le || (transport == .all && transports.contains { $0.name == RFCOMMTransport.name }) {
+            transports.append(try L2CAPTransport(adapter: btAdapter, psm: lePSM))
+        }
+        return transports
+    }
+
+    /// Dials the `--bt-peer` and `--le-peer` addresses on the transports that run.
+    func dialBluetoothPeers(
+        of session: Session, on transports: [any Transport], btChannel: Int, lePSM: Int
+    ) async throws {
+        if transports.contains(where: { $0.name == RFCOMMTransport.name }) {
+            for peer in btPeers {
+                try await session.connect(to: Self.bluetoothEndpoint(peer, defaultChannel: btChannel)!)
+            }
+        }
+        if transports.contains(where: { $0.name == L2CAPTransport.name }) {
+            for peer in lePeers {
+                try await session.connect(to: Self.leEndpoint(peer, defaultPSM: lePSM)!)
+            }
+        }
+    }
+
+    /// "ADDRESS[/CHANNEL]" as an RFCOMM endpoint.
+    static func bluetoothEndpoint(_ text: String, defaultChannel: Int) -> Endpoint? {
+        bluetoothEndpoint(
+            text, transport: RFCOMMTransport.name, defaultPort: defaultChannel, in: RFCOMMTransport.channels)
+    }
+
+    /// "ADDRESS[/PSM]" as an LE L2CAP endpoint.
+    static func leEndpoint(_ text: String, defaultPSM: Int) -> Endpoint? {
+        bluetoothEndpoint(text, transport: L2CAPTransport.name, defaultPort: defaultPSM, in: L2CAPTransport.psms)
+    }
+
+    /// "ADDRESS[/PORT]" as an endpoint of a Bluetooth transport, PORT (or `defaultPort`) in `ports`.
+    private static func bluetoothEndpoint(
+        _ text: String, transport: String, defaultPort: Int, in ports: ClosedRange<Int>
+    ) -> Endpoint? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts[0].utf8.count == 17,
+            parts[0].split(separator: ":").count == 6,
+            parts[0].split(separator: ":").allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil })
+        else { return nil }
+        let port = parts.count == 2 ? Int(parts[1]) : defaultPort
+        guard let port, ports.contains(port) else { return nil }
+        return Endpoint(transport: transport, host: parts[0].uppercased(), port: port)
+    }
+}
