@@ -92,8 +92,9 @@ let package = Package(
         .target(
             name: "LanSessionLE",
             dependencies: [
-                "LanSession", "LanSessionRFCOMM", "CBluetooth", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "LanSession", "LanSessionRFCOMM", "WireCodec", "CBluetooth",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The original apps (a counter, three bubbles, player indexes) as one application of a session.

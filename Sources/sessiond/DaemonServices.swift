@@ -1,6 +1,7 @@
 import BubblesAndCounter
 import LanSession
 import LanSessionDiscovery
+import LanSessionLE
 import Logging
 import ServiceLifecycle
 
@@ -37,7 +38,17 @@ struct DiscoveryService: Service {
     }
 }
 
-/// Serves the control socket until shutdown, then removes it.
+/// Advertises and scans over Bluetooth LE until shutdown, then withdraws the advertisement.
+struct LEDiscoveryService: Service {
+    let discovery: LEDiscovery
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await discovery.run()
+        }
+    }
+}
+
 /// Serves the page until a graceful shutdown.
 struct PageService: Service {
     let server: PageServer
@@ -50,6 +61,7 @@ struct PageService: Service {
     }
 }
 
+/// Serves the control socket until shutdown, then removes it.
 struct ControlService: Service {
     let server: ControlServer
 

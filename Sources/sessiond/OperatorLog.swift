@@ -93,4 +93,9 @@ final class OperatorLog: Sendable {
     func record(_ notice: DiscoveryNotice) {
         logger.warning("\(notice)")
     }
+
+    /// What the LE discovery reports.
+    func record(leDiscovery text: String) {
+        logger.warning("\(text)")
+    }
 }

@@ -20,8 +20,8 @@ struct SessionDaemon: AsyncParsableCommand {
         commandName: "sessiond",
         abstract: "Join a LanSession session on the LAN and serve session-client on a local control socket.",
         discussion: """
-            Advertises and browses with DNS-SD through avahi-daemon (or only dials --peer addresses with \
-            --no-discovery), keeps a reliable (TCP) and an unreliable (UDP) channel to every peer, and stops \
+            Advertises and browses with DNS-SD through avahi-daemon, and over Bluetooth LE with --transport le or all \
+            (or only dials --peer addresses with --no-discovery), keeps a reliable (TCP) and an unreliable (UDP) channel to every peer, and stops \
             gracefully on SIGTERM or SIGINT.
             """,
         version: LanSessionVersion.current
@@ -35,7 +35,8 @@ struct SessionDaemon: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var listen = "0.0.0.0"
     @Option(parsing: .unconditional, help: "Most peers besides this one (1...64).") var maxPeers = CommandLineNumber(8)
     @Option(name: .customLong("peer"), help: "A peer to dial at HOST:PORT (repeatable).") var peers: [String] = []
-    @Flag(help: "Do not use avahi-daemon: only --peer addresses are dialled.") var noDiscovery = false
+    @Flag(help: "Neither DNS-SD (avahi-daemon) nor LE advertising: only --peer addresses are dialled.")
+    var noDiscovery = false
     @Option(help: "Answer invitations automatically (auto) or through session-client (ask).") var accept = "auto"
     @Option(help: "Control socket path.") var control: String?
     @Option(help: "Directory for the device key, the trusted devices and the counter.") var stateDir: String?
@@ -149,9 +150,10 @@ struct SessionDaemon: AsyncParsableCommand {
         for peer in lePeers where Self.leEndpoint(peer, defaultPSM: lePSM) == nil {
             throw ValidationError("--le-peer \(peer) is not ADDRESS[/PSM] (AA:BB:CC:DD:EE:FF, PSM 128...255)")
         }
-        if (transport == .rfcomm || transport == .le) && !noDiscovery {
+        if transport == .rfcomm && !noDiscovery {
             throw ValidationError(
-                "--transport \(transport.rawValue) needs --no-discovery (DNS-SD runs on the LAN; use all for both)")
+                "--transport rfcomm needs --no-discovery (DNS-SD runs on the LAN; use all for both, or le to discover over LE)"
+            )
         }
         switch (admission, secretFile != nil) {
         case (.secret, false): throw ValidationError("--admission secret needs --secret-file")
@@ -216,10 +218,12 @@ struct SessionDaemon: AsyncParsableCommand {
             logger.info("new device \(peerID) (\(identity.device.fingerprint)) in \(store.directory.path)")
         }
 
-        // Avahi first: without it (and without --no-discovery) there is nothing to start.
+        // Avahi first: without it (and without --no-discovery) there is nothing to start. Over LE alone, discovery is
+        // LE advertising and scanning (LEDiscovery), without Avahi.
         let operatorLog = OperatorLog(logger: logger)
         let avahi: AvahiConnection? =
-            noDiscovery ? nil : try await AvahiConnection.connect(logger: logger) { operatorLog.record($0) }
+            noDiscovery || transport == .le
+            ? nil : try await AvahiConnection.connect(logger: logger) { operatorLog.record($0) }
 
         var configuration = SessionConfiguration(
             peerID: peerID, displayName: name ?? ProcessInfo.processInfo.hostName, sessionName: session,
@@ -332,6 +336,15 @@ struct SessionDaemon: AsyncParsableCommand {
                             session: session, serviceType: serviceType, logger: logger
                         ) { operatorLog.record($0) },
                         connection: avahi)))
+        }
+        if !noDiscovery, let le = transports.first(where: { $0 is L2CAPTransport }) as? L2CAPTransport {
+            services.append(
+                .init(
+                    service: LEDiscoveryService(
+                        discovery: LEDiscovery(
+                            session: session, adapter: le.adapter, psm: le.psm, eventLoop: Self.loop, logger: logger
+                        ) { operatorLog.record(leDiscovery: $0) })))
+            logger.info("LE discovery on \(le.adapter.name) (\(le.adapter.address), PSM \(le.psm))")
         }
         if let page { services.append(.init(service: PageService(server: page))) }
         services.append(.init(service: ControlService(server: control)))

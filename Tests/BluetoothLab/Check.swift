@@ -20,6 +20,7 @@ struct Check: AsyncParsableCommand {
         var outcomes: [Outcome] = []
         if le {
             outcomes += try await alone(.le, hci0, hci1)
+            outcomes += try await leDiscovery(hci0, hci1)
         } else {
             outcomes += try await alone(.rfcomm, hci0, hci1)
             outcomes += try await pairingOverRFCOMM(hci0, hci1)

@@ -16,7 +16,8 @@ final class Daemon {
     let directory: String
     let process: HostProcess
 
-    init(_ name: String, _ arguments: [String], admission: String = "open") throws {
+    /// Starts sessiond with `arguments`, without any discovery unless `discovery` (LE discovery, over LE).
+    init(_ name: String, _ arguments: [String], admission: String = "open", discovery: Bool = false) throws {
         self.name = name
         directory =
             FileManager.default.temporaryDirectory
@@ -25,10 +26,9 @@ final class Daemon {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/sessiond"
         process = try HostProcess.local(
             [
-                binary, "--admission", admission, "--name", name, "--session", "lab", "--no-discovery", "--state-dir",
-                directory,
-                "--control", "\(directory)/sock", "--log-level", "info",
-            ] + arguments)
+                binary, "--admission", admission, "--name", name, "--session", "lab", "--state-dir", directory,
+                "--control", "\(directory)/sock", "--log-level", discovery ? "debug" : "info",
+            ] + (discovery ? [] : ["--no-discovery"]) + arguments)
     }
 
     func stop() { process.stop() }
