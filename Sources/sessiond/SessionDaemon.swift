@@ -337,6 +337,12 @@ struct SessionDaemon: AsyncParsableCommand {
                         ) { operatorLog.record($0) },
                         connection: avahi)))
         }
+        if let le = transports.first(where: { $0 is L2CAPTransport }) as? L2CAPTransport {
+            services.append(
+                .init(
+                    service: GATTService(
+                        adapter: le.adapter, session: session, app: app, loop: Self.loop, logger: logger)))
+        }
         if !noDiscovery, let le = transports.first(where: { $0 is L2CAPTransport }) as? L2CAPTransport {
             services.append(
                 .init(

@@ -24,6 +24,11 @@ struct BluetoothLab: AsyncParsableCommand {
 func log(_ text: String) {
     let time = Date().formatted(.iso8601.time(includingFractionalSeconds: true))
     FileHandle.standardError.write(Data("btlab: \(time) \(text)\n".utf8))
+    // Also in the kernel's log, beside what the Bluetooth stack says there (the VM's console shows it when it fails).
+    if let kmsg = FileHandle(forWritingAtPath: "/dev/kmsg") {
+        kmsg.write(Data("<2>btlab: \(text)\n".utf8))
+        try? kmsg.close()
+    }
 }
 
 /// Runs a command to completion; false (and a log line) when it cannot start or fails.

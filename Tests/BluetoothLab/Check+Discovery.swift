@@ -36,6 +36,7 @@ extension Check {
         let links = a.links(to: idB).map(\.transport)
         let alone = links == ["le"]
 
+        log("LE discovery: linked after \(linkedAfter)")
         // 1,000 increments from a, 3 moves of bubble 1 by a and of bubble 2 by b.
         let controlA = try a.client()
         let controlB = try b.client()
@@ -74,6 +75,7 @@ extension Check {
                 check: "LE discovery: bubbles both ways", passed: moved == [true, true],
                 detail: "a's move seen by b \(moved[0]), b's move seen by a \(moved[1])"))
 
+        log("LE discovery: b stops")
         // b stops: it says bye and withdraws its advertisement; a loses b's device within the timeout (10 s). A
         // daemon's log is read once it has exited: the time is its line's.
         let stopping = Date()

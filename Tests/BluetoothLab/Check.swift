@@ -21,6 +21,7 @@ struct Check: AsyncParsableCommand {
         if le {
             outcomes += try await alone(.le, hci0, hci1)
             outcomes += try await leDiscovery(hci0, hci1)
+            outcomes += try await gattFace(hci0, hci1)
         } else {
             outcomes += try await alone(.rfcomm, hci0, hci1)
             outcomes += try await pairingOverRFCOMM(hci0, hci1)
