@@ -5,19 +5,21 @@ import Logging
 
 /// Which transports the daemon runs (`--transport`), and the Bluetooth peers it dials.
 extension SessionDaemon {
-    /// The LAN unless only Bluetooth is asked for; RFCOMM and LE as asked. With `all`, a machine without Bluetooth
-    /// carries on with the LAN (a notice says so); asked for alone, a transport that cannot start stops the daemon.
+    /// The transports asked for. With `all`, a machine without Bluetooth carries on with the LAN (a notice says so);
+    /// asked for by name, a transport that cannot start stops the daemon.
     func makeTransports(btChannel: Int, lePSM: Int, logger: Logger) throws -> [any Transport] {
-        var transports: [any Transport] = transport == .lan || transport == .all ? [LANTransport()] : []
-        if transport == .rfcomm || transport == .all {
+        var transports: [any Transport] = transport.lan ? [LANTransport()] : []
+        var bluetooth = true
+        if transport.rfcomm {
             do {
                 transports.append(try RFCOMMTransport(adapter: btAdapter, channel: btChannel))
             } catch {
-                guard transport == .all else { throw error }
+                guard transport.all else { throw error }
+                bluetooth = false
                 logger.notice("no Bluetooth: \(error.message); carrying on with LAN only")
             }
         }
-        if transport == .le || (transport == .all && transports.contains { $0.name == RFCOMMTransport.name }) {
+        if transport.le && bluetooth {
             transports.append(try L2CAPTransport(adapter: btAdapter, psm: lePSM))
         }
         return transports

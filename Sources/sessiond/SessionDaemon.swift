@@ -63,8 +63,9 @@ struct SessionDaemon: AsyncParsableCommand {
             valueName: "[addr:]port"))
     var http: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
-    @Option(help: "Transports: lan, rfcomm (Bluetooth classic), le (Bluetooth Low Energy, L2CAP) or all.")
-    var transport = TransportChoice.lan
+    @Option(
+        help: "Transports: lan, rfcomm (Bluetooth classic), le (Bluetooth Low Energy, L2CAP), a list (lan,le) or all.")
+    var transport = TransportChoice.lanOnly
     @Option(help: "Bluetooth adapter for RFCOMM, e.g. hci0 (default: the first adapter).") var btAdapter: String?
     @Option(parsing: .unconditional, help: "RFCOMM channel to listen on (1...30).") var btChannel = CommandLineNumber(5)
     @Option(name: .customLong("bt-peer"), help: "A peer to dial over RFCOMM at ADDRESS[/CHANNEL] (repeatable).")
@@ -96,12 +97,30 @@ struct SessionDaemon: AsyncParsableCommand {
         case open
     }
 
-    /// Which transports the daemon runs.
-    enum TransportChoice: String, ExpressibleByArgument, CaseIterable {
-        case lan
-        case rfcomm
-        case le
-        case all
+    /// Which transports the daemon runs: `lan`, `rfcomm`, `le`, a list of them (`lan,le`), or `all`, where a machine
+    /// without Bluetooth carries on with the LAN.
+    struct TransportChoice: ExpressibleByArgument, Equatable {
+        var lan = false
+        var rfcomm = false
+        var le = false
+        var all = false
+
+        init?(argument: String) {
+            for name in argument.split(separator: ",", omittingEmptySubsequences: false) {
+                switch name {
+                case "lan": lan = true
+                case "rfcomm": rfcomm = true
+                case "le": le = true
+                case "all": (lan, rfcomm, le, all) = (true, true, true, true)
+                default: return nil
+                }
+            }
+            guard lan || rfcomm || le else { return nil }
+        }
+
+        static let lanOnly = TransportChoice(argument: "lan")!
+        static var allValueStrings: [String] { ["lan", "rfcomm", "le", "all"] }
+        var defaultValueDescription: String { "lan" }
     }
 
     /// Bad arguments: one line, exit 2 (not the parser's usual 64).
@@ -150,7 +169,7 @@ struct SessionDaemon: AsyncParsableCommand {
         for peer in lePeers where Self.leEndpoint(peer, defaultPSM: lePSM) == nil {
             throw ValidationError("--le-peer \(peer) is not ADDRESS[/PSM] (AA:BB:CC:DD:EE:FF, PSM 128...255)")
         }
-        if transport == .rfcomm && !noDiscovery {
+        if !transport.lan && !transport.le && !noDiscovery {
             throw ValidationError(
                 "--transport rfcomm needs --no-discovery (DNS-SD runs on the LAN; use all for both, or le to discover over LE)"
             )
@@ -222,7 +241,7 @@ struct SessionDaemon: AsyncParsableCommand {
         // LE advertising and scanning (LEDiscovery), without Avahi.
         let operatorLog = OperatorLog(logger: logger)
         let avahi: AvahiConnection? =
-            noDiscovery || transport == .le
+            noDiscovery || !transport.lan
             ? nil : try await AvahiConnection.connect(logger: logger) { operatorLog.record($0) }
 
         var configuration = SessionConfiguration(

@@ -24,13 +24,15 @@ extension Check {
         let linked = await waitUntil(.seconds(40), every: .milliseconds(100)) { a.connected == 1 && b.connected == 1 }
         let linkedAfter = ContinuousClock.now - started
         guard linked, let idA = a.peerID, let idB = b.peerID else {
+            a.stop()
+            b.stop()
             let lines = (a.process.stderr + b.process.stderr).split(separator: "\n").filter {
-                $0.contains("LE") || $0.contains("error") || $0.contains("warning")
+                $0.contains("LE") || $0.contains("dial") || $0.contains("error") || $0.contains("warning")
             }
             return [
                 Outcome(
                     check: "LE discovery: found and linked", passed: false,
-                    detail: "not connected after \(linkedAfter); logs: \(lines.suffix(6).joined(separator: " | "))")
+                    detail: "not connected after \(linkedAfter); logs: \(lines.suffix(30).joined(separator: " | "))")
             ]
         }
         let links = a.links(to: idB).map(\.transport)

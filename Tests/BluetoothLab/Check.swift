@@ -13,19 +13,21 @@ struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The lab tests; exits 1 if any fails.")
 
     @Flag(help: "Only the checks over LE L2CAP (scripts/btlab runs them in a boot of their own).") var le = false
+    @Option(help: "With --le, one group of checks only: alone, discovery, gatt or failover.") var only: String?
 
     func run() async throws {
         let (hci0, hci1) = try controllers()
         log("controllers: hci0 \(hci0.address), hci1 \(hci1.address)")
         var outcomes: [Outcome] = []
         if le {
-            outcomes += try await alone(.le, hci0, hci1)
-            outcomes += try await leDiscovery(hci0, hci1)
-            outcomes += try await gattFace(hci0, hci1)
+            if only == nil || only == "alone" { outcomes += try await alone(.le, hci0, hci1) }
+            if only == nil || only == "discovery" { outcomes += try await leDiscovery(hci0, hci1) }
+            if only == nil || only == "gatt" { outcomes += try await gattFace(hci0, hci1) }
+            if only == nil || only == "failover" { outcomes += try await failover(.le, hci0, hci1) }
         } else {
             outcomes += try await alone(.rfcomm, hci0, hci1)
             outcomes += try await pairingOverRFCOMM(hci0, hci1)
-            outcomes += try await failover(hci0, hci1)
+            outcomes += try await failover(.rfcomm, hci0, hci1)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -234,17 +236,25 @@ struct Check: AsyncParsableCommand {
             detail: "client finished \(done); \(target.name) still linked to its peer \(stillServing)")
     }
 
-    /// Two daemons with `--transport all`: LAN active, RFCOMM standby; LAN silenced mid-stream, then back.
-    func failover(_ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter) async throws -> [Outcome] {
+    /// Two daemons with the LAN and one Bluetooth transport: LAN active, Bluetooth standby; the LAN silenced
+    /// mid-stream (2,000 increments, the LAN dropped from the 500th to the 1,000th), then back.
+    func failover(
+        _ bluetooth: Alone, _ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter
+    ) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
+        let name = bluetooth.rawValue
+        let (port, peer, ports) =
+            bluetooth == .rfcomm ? ("--bt-channel", "--bt-peer", (5, 6)) : ("--le-psm", "--le-peer", (0x96, 0x97))
+        if bluetooth == .le { leAdvertising(true) }
+        defer { if bluetooth == .le { leAdvertising(false) } }
         let a = try Daemon(
             "a2",
             [
-                "--transport", "all", "--port", "47001", "--peer", "127.0.0.1:47002", "--bt-adapter", "hci0",
-                "--bt-channel", "5", "--bt-peer", "\(hci1.address)/6",
+                "--transport", "lan,\(name)", "--port", "47001", "--peer", "127.0.0.1:47002", "--bt-adapter", "hci0",
+                port, "\(ports.0)", peer, "\(hci1.address)/\(ports.1)",
             ])
         let b = try Daemon(
-            "b2", ["--transport", "all", "--port", "47002", "--bt-adapter", "hci1", "--bt-channel", "6"])
+            "b2", ["--transport", "lan,\(name)", "--port", "47002", "--bt-adapter", "hci1", port, "\(ports.1)"])
         var silenced = false
         defer {
             if silenced { shell(["tc", "qdisc", "del", "dev", "lo", "root"]) }
@@ -254,20 +264,20 @@ struct Check: AsyncParsableCommand {
         guard await waitUntil(.seconds(30), every: .milliseconds(100), { a.connected == 1 && b.connected == 1 }),
             let idA = a.peerID,
             let idB = b.peerID
-        else { return [Outcome(check: "lan and rfcomm links", passed: false, detail: "not connected")] }
+        else { return [Outcome(check: "lan and \(name) links", passed: false, detail: "not connected")] }
         func states(_ daemon: Daemon, _ peer: String) -> [String] {
             daemon.links(to: peer).map { "\($0.transport) \($0.state)" }
         }
         let both = await waitUntil(.seconds(30), every: .milliseconds(100)) {
-            states(a, idB) == ["lan active", "rfcomm standby"] && states(b, idA) == ["lan active", "rfcomm standby"]
+            states(a, idB) == ["lan active", "\(name) standby"] && states(b, idA) == ["lan active", "\(name) standby"]
         }
         outcomes.append(
-            Outcome(check: "lan active, rfcomm standby", passed: both, detail: "a's links to b: \(states(a, idB))"))
+            Outcome(check: "lan active, \(name) standby", passed: both, detail: "a's links to b: \(states(a, idB))"))
         let watch = try a.watch()
         let control = try b.client()
         var silencedAt: ContinuousClock.Instant?
         var restoredAt: ContinuousClock.Instant?
-        var onRFCOMM = false
+        var onBluetooth = false
         for index in 1...2_000 {
             _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
             if index == 500 {
@@ -279,7 +289,7 @@ struct Check: AsyncParsableCommand {
                 log("LAN silenced (all loopback traffic dropped)")
             }
             if index == 1_000 {
-                onRFCOMM = states(a, idB).first == "rfcomm active"
+                onBluetooth = states(a, idB).first == "\(name) active"
                 shell(["tc", "qdisc", "del", "dev", "lo", "root"])
                 silenced = false
                 restoredAt = .now
@@ -320,10 +330,10 @@ struct Check: AsyncParsableCommand {
         }
         outcomes.append(
             Outcome(
-                check: "lan silenced: traffic on rfcomm, nothing lost or doubled, never lost",
-                passed: onRFCOMM && exact && final == 2_000 && !lost,
+                check: "lan silenced: traffic on \(name), nothing lost or doubled, never lost",
+                passed: onBluetooth && exact && final == 2_000 && !lost,
                 detail:
-                    "rfcomm active while silenced \(onRFCOMM); increments resumed \(switchTime) after the silence; a counts b at \(final.map(String.init) ?? "?"); reported lost \(lost)"
+                    "\(name) active while silenced \(onBluetooth); increments resumed \(switchTime) after the silence; a counts b at \(final.map(String.init) ?? "?"); reported lost \(lost)"
             ))
         outcomes.append(
             Outcome(
