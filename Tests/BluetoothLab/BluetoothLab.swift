@@ -31,16 +31,16 @@ func log(_ text: String) {
     }
 }
 
-/// Runs a command to completion; false (and a log line) when it cannot start or fails.
+/// Runs a command to completion; false (and a log line, unless `quiet`) when it cannot start or fails.
 @discardableResult
-func shell(_ arguments: [String]) -> Bool {
+func shell(_ arguments: [String], quiet: Bool = false) -> Bool {
     guard let process = try? HostProcess.local(arguments) else {
         log("cannot start \(arguments.joined(separator: " "))")
         return false
     }
     while process.isRunning { usleep(10_000) }
     let status = process.exitStatus
-    if status != 0 { log("\(arguments.joined(separator: " ")) exited \(status): \(process.stderr)") }
+    if status != 0 && !quiet { log("\(arguments.joined(separator: " ")) exited \(status): \(process.stderr)") }
     return status == 0
 }
 
@@ -50,6 +50,18 @@ func leAdvertising(_ on: Bool) {
     let btmgmt = (ProcessInfo.processInfo.environment["BTLAB_TOOLS"] ?? "") + "/root/usr/bin/btmgmt"
     let settings = on ? ["connectable", "advertising"] : ["advertising", "connectable"]
     for setting in settings { _ = shell([btmgmt, "-i", "hci1", setting, on ? "on" : "off"]) }
+}
+
+/// Both controllers as after boot, between groups of LE checks: powered off and on (which ends any LE connection
+/// and scan a daemon of the group before left), LE on, no advertising instance left by a daemon that was killed.
+func resetControllers() {
+    let btmgmt = (ProcessInfo.processInfo.environment["BTLAB_TOOLS"] ?? "") + "/root/usr/bin/btmgmt"
+    for hci in ["hci0", "hci1"] {
+        shell([btmgmt, "-i", hci, "clr-adv"], quiet: true)  // fails when there is none
+        for step in [["advertising", "off"], ["power", "off"], ["le", "on"], ["power", "on"]] {
+            shell([btmgmt, "-i", hci] + step)
+        }
+    }
 }
 
 /// The two emulated controllers.

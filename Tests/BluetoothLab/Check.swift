@@ -20,10 +20,20 @@ struct Check: AsyncParsableCommand {
         log("controllers: hci0 \(hci0.address), hci1 \(hci1.address)")
         var outcomes: [Outcome] = []
         if le {
+            // Each group on controllers as after boot: what one group's daemons leave behind is not the next's.
             if only == nil || only == "alone" { outcomes += try await alone(.le, hci0, hci1) }
-            if only == nil || only == "discovery" { outcomes += try await leDiscovery(hci0, hci1) }
-            if only == nil || only == "gatt" { outcomes += try await gattFace(hci0, hci1) }
-            if only == nil || only == "failover" { outcomes += try await failover(.le, hci0, hci1) }
+            if only == nil || only == "discovery" {
+                resetControllers()
+                outcomes += try await leDiscovery(hci0, hci1)
+            }
+            if only == nil || only == "gatt" {
+                resetControllers()
+                outcomes += try await gattFace(hci0, hci1)
+            }
+            if only == nil || only == "failover" {
+                resetControllers()
+                outcomes += try await failover(.le, hci0, hci1)
+            }
         } else {
             outcomes += try await alone(.rfcomm, hci0, hci1)
             outcomes += try await pairingOverRFCOMM(hci0, hci1)

@@ -1,5 +1,5 @@
 // Round-trip times per peer link over the last 60 s: an SVG line graph, a legend and p50/p99.
-import { h, ms } from './peers.js';
+import { h, ms, transportLabel } from './peers.js';
 
 const WINDOW = 60_000;
 const PAD = { l: 56, r: 10, t: 10, b: 22 };
@@ -99,7 +99,7 @@ export function createGraph(state) {
       }
       box.replaceChildren(root);
 
-      const label = (l) => `${nameOf(l.peerID)} · ${l.transport === 'rfcomm' ? 'Bluetooth' : 'LAN'}`;
+      const label = (l) => `${nameOf(l.peerID)} · ${transportLabel(l.transport)}`;
       legend.replaceChildren(...lines.map((l) =>
         h('span', { class: 'key' }, h('i', { style: `background:${l.colour}` }), label(l))));
       tbody.replaceChildren(...lines.map((l) => {

@@ -13,6 +13,10 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// A transport's name as people say it.
+const TRANSPORTS = { lan: 'LAN', rfcomm: 'Bluetooth', le: 'Bluetooth LE' };
+export const transportLabel = (transport) => TRANSPORTS[transport] ?? transport;
+
 export const ms = (micros) => (Number.isFinite(micros) ? `${(micros / 1000).toFixed(1)} ms` : '—');
 
 const TRUST = {
@@ -65,7 +69,7 @@ export function renderPeers(peers, rtt, layout) {
       const sample = rtt.get(`${p.peerID} ${l.transport}`);
       const micros = l.state === 'active' && sample != null ? sample : l.rttMicros;
       return h('li', { class: `link link-${l.state}`, 'data-link': `${p.peerID} ${l.transport}`, 'data-transport': l.transport, 'data-link-state': l.state },
-        h('span', { class: 'transport' }, l.transport === 'rfcomm' ? 'Bluetooth' : 'LAN'),
+        h('span', { class: 'transport' }, transportLabel(l.transport)),
         h('span', { class: 'link-state' }, l.state),
         h('span', { class: 'addr' }, l.address ?? ''),
         h('span', { class: 'rtt' }, ms(micros)));
