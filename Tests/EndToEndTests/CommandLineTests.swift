@@ -84,10 +84,22 @@ struct CommandLineTests {
             (["--port", "-1"], "--port must be 0...65535 (got -1)"),
             (["--max-peers", "0"], "--max-peers must be 1...64 (got 0)"),
             (["--bt-channel", "x"], "--bt-channel must be 1...30 (got x)"),
+            (["--le-psm", "300"], "--le-psm must be 128...255 (got 300)"),
         ] {
             let result = try daemon(["--no-discovery"] + arguments)
             #expect(result.status == 2, "\(arguments): exit \(result.status)")
             #expect(result.stderr == "sessiond: \(message)\n", "\(arguments): \(result.stderr)")
+        }
+        // Transports: names or a list of them; RFCOMM alone has no discovery of its own.
+        for (arguments, message) in [
+            (["--transport", "lan,bogus"], "--transport"),
+            (["--transport", ""], "--transport"),
+            (["--transport", "rfcomm"], "--transport rfcomm needs --no-discovery"),
+        ] {
+            let result = try daemon(arguments)
+            #expect(result.status == 2, "\(arguments): exit \(result.status)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            expectOneLine(result, "\(arguments)")
         }
     }
 
