@@ -18,13 +18,21 @@ struct LEDiscoveryState {
         var rescanInterval: Duration = .seconds(3)
         /// How long a device may go unreported before it is lost.
         var lostAfter: Duration = .seconds(10)
+        /// How long the node with the higher peer id waits before it dials a device it found: the lower dials at
+        /// once. Controllers stop advertising while they initiate a connection, so two nodes that dial each other at
+        /// the same moment may both miss, again and again.
+        var dialDeferral: Duration = .seconds(4)
     }
 
     /// A device that advertises a LanSession node of this session.
     struct Sighting: Hashable {
         var peer: PeerID
         var psm: Int
+        var firstSeen: ContinuousClock.Instant
         var lastSeen: ContinuousClock.Instant
+        /// Whether the session was told (at once by the lower peer id, after ``Configuration/dialDeferral`` by the
+        /// higher).
+        var told: Bool
     }
 
     /// What to do.
@@ -110,7 +118,12 @@ struct LEDiscoveryState {
         for (address, sighting) in sightings.sorted(by: { $0.key < $1.key })
         where now - sighting.lastSeen >= configuration.lostAfter {
             sightings[address] = nil
-            actions.append(.vanished(record: Self.record(address)))
+            if sighting.told { actions.append(.vanished(record: Self.record(address))) }
+        }
+        for (address, sighting) in sightings.sorted(by: { $0.key < $1.key })
+        where !sighting.told && now - sighting.firstSeen >= configuration.dialDeferral {
+            sightings[address]?.told = true
+            actions.append(Self.discovered(sighting, at: address))
         }
         if wantsScan, outstanding == nil, queue.isEmpty {
             if let started = scanStarted {
@@ -191,16 +204,25 @@ struct LEDiscoveryState {
             advertisement.peerID != configuration.localPeer
         else { return [] }
         let text = LEAdvertisement.addressText(address)
-        let sighting = Sighting(peer: advertisement.peerID, psm: advertisement.psm, lastSeen: now)
-        let previous = sightings.updateValue(sighting, forKey: text)
-        if let previous, previous.peer == sighting.peer, previous.psm == sighting.psm { return [] }
+        if var sighting = sightings[text], sighting.peer == advertisement.peerID, sighting.psm == advertisement.psm {
+            sighting.lastSeen = now
+            sightings[text] = sighting
+            return []
+        }
         var actions: [Action] = []
-        if previous != nil { actions.append(.vanished(record: Self.record(text))) }
-        actions.append(
-            .discovered(
-                advertisement.peerID, Endpoint(transport: L2CAPTransport.name, host: text, port: advertisement.psm),
-                record: Self.record(text)))
+        if sightings[text]?.told == true { actions.append(.vanished(record: Self.record(text))) }
+        let lower = configuration.localPeer < advertisement.peerID
+        let sighting = Sighting(
+            peer: advertisement.peerID, psm: advertisement.psm, firstSeen: now, lastSeen: now, told: lower)
+        sightings[text] = sighting
+        if lower { actions.append(Self.discovered(sighting, at: text)) }
         return actions
+    }
+
+    private static func discovered(_ sighting: Sighting, at address: String) -> Action {
+        .discovered(
+            sighting.peer, Endpoint(transport: L2CAPTransport.name, host: address, port: sighting.psm),
+            record: record(address))
     }
 
     /// The record of a device's address, for the session.

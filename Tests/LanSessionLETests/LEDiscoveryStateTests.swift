@@ -111,6 +111,32 @@ struct LEDiscoveryStateTests {
         #expect(state.stopCommands == [.removeAdvertising(instance: 5), .stopDiscovery(addressTypes: Self.le)])
     }
 
+    @Test("of two nodes that find each other, the higher peer id tells its session only after the deferral")
+    func deferral() {
+        var state = LEDiscoveryState(
+            .init(
+                localPeer: Self.other,
+                advertisement: LEAdvertisement(peerID: Self.other, psm: 0x94, sessionTag: Self.tag)))
+        let t0 = ContinuousClock.now
+        #expect(state.receive(Self.found(Self.local), now: t0) == [])
+        #expect(state.receive(Self.found(Self.local), now: t0 + .seconds(2)) == [])
+        #expect(
+            !state.tick(now: t0 + .milliseconds(3_900)).contains { if case .discovered = $0 { true } else { false } })
+        #expect(
+            state.tick(now: t0 + .seconds(4)).contains(
+                .discovered(
+                    Self.local, Endpoint(transport: "le", host: "00:AA:01:01:00:01", port: 0x94),
+                    record: "le:00:AA:01:01:00:01")))
+        // A device lost before the deferral ran out was never told, so nothing vanishes.
+        var configuration = LEDiscoveryState.Configuration(
+            localPeer: Self.other, advertisement: LEAdvertisement(peerID: Self.other, psm: 0x94, sessionTag: Self.tag))
+        configuration.dialDeferral = .seconds(30)
+        var early = LEDiscoveryState(configuration)
+        _ = early.receive(Self.found(Self.local), now: t0)
+        #expect(!early.tick(now: t0 + .seconds(10)).contains(.vanished(record: "le:00:AA:01:01:00:01")))
+        #expect(early.sightings.isEmpty)
+    }
+
     @Test("a busy controller is asked again at the next tick; a refusal is reported once, the scan still runs")
     func failures() {
         var state = Self.state()
