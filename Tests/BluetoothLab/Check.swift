@@ -163,9 +163,16 @@ struct Check: AsyncParsableCommand {
             a.stop()
             b.stop()
         }
-        _ = await waitUntil(.seconds(10), every: .milliseconds(100)) { a.peerID != nil && b.peerID != nil }
+        _ = await waitUntil(.seconds(20), every: .milliseconds(100)) { a.peerID != nil && b.peerID != nil }
         guard let idA = a.peerID, let idB = b.peerID else {
-            return [Outcome(check: "pairing over rfcomm", passed: false, detail: "the daemons did not start")]
+            a.stop()
+            b.stop()
+            let logs = [a, b].map { "\($0.name) exit \($0.process.exitStatus): \($0.process.stderr.suffix(400))" }
+            return [
+                Outcome(
+                    check: "pairing over rfcomm", passed: false,
+                    detail: "the daemons did not start: \(logs.joined(separator: " | "))")
+            ]
         }
         let started = ContinuousClock.now
         var asked: PairResult?
