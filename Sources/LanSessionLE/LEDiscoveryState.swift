@@ -169,8 +169,11 @@ struct LEDiscoveryState {
             return []
         case .startDiscovery:
             if failed {
-                // Busy: a connection is being made, or another scan runs; the next tick tries again.
-                return status == ManagementPacket.busy ? [] : failure("scan", "cannot scan", status)
+                // Busy: a connection is being made, or another scan runs; the next tick tries again. Any other
+                // refusal (no permission, not powered, not supported) stays: no more scans are asked for.
+                guard status != ManagementPacket.busy else { return [] }
+                wantsScan = false
+                return failure("scan", "cannot scan", status)
             }
             scanStarted = now
             return []

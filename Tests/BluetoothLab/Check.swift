@@ -83,18 +83,20 @@ struct Check: AsyncParsableCommand {
                 check: "\(name) handshake", passed: alone,
                 detail: "connected \(linkedAfter) after the start; links \(a.links(to: idB).map(\.transport))"))
 
-        // 1,000 increments, one by one.
+        // Increments, one by one: 1,000 over RFCOMM; 200 over LE, whose discovery check makes 1,000 more.
+        let increments: UInt64 = transport == .rfcomm ? 1_000 : 200
         let control = try a.client()
         let counting = ContinuousClock.now
-        for _ in 0..<1_000 {
+        for _ in 0..<increments {
             _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
         }
-        let arrived = await waitUntil(.seconds(30), every: .milliseconds(100)) { b.count(of: idA) == 1_000 }
+        let arrived = await waitUntil(.seconds(30), every: .milliseconds(100)) { b.count(of: idA) == increments }
         try? await Task.sleep(for: .seconds(1))
         let final = b.count(of: idA)
         outcomes.append(
             Outcome(
-                check: "1,000 increments over \(name) exactly once", passed: arrived && final == 1_000,
+                check: "\(increments.formatted()) increments over \(name) exactly once",
+                passed: arrived && final == increments,
                 detail: "b counts a at \(final.map(String.init) ?? "?") after \(ContinuousClock.now - counting)"))
 
         // Bubbles: a picks bubble 2 up, moves it, drops it; b sees the holder, the moves and the drop.

@@ -153,5 +153,8 @@ struct LEDiscoveryStateTests {
         #expect(state.receive(.commandStatus(opcode: 0x23, status: 0x0A), now: t0) == [])
         #expect(state.tick(now: t0 + .milliseconds(500)) == [.send(.startDiscovery(addressTypes: Self.le))])
         #expect(state.stopCommands == [.stopDiscovery(addressTypes: Self.le)])
+        // Refused for lack of permission: reported once, and not asked again.
+        let denied = state.receive(.commandStatus(opcode: 0x23, status: 0x14), now: t0 + .seconds(1))
+        #expect(denied.count == 1 && state.tick(now: t0 + .seconds(2)).isEmpty)
     }
 }
