@@ -127,7 +127,9 @@ public final class GATTFace: Sendable {
     }
 
     /// Notifies `event` as its ``GATTEvent/payload()``; fails as the codec does on a coordinate that is not finite.
+    /// With no central connected the event is not even encoded: a daemon's every move passes here.
     public func notify(_ event: GATTEvent) throws(WireError) {
+        guard state.withLock({ !$0.centrals.isEmpty }) else { return }
         notify(try event.payload())
     }
 
