@@ -22,7 +22,7 @@ final class RawTCPPingPong: Sendable {
     static func start(message: [UInt8], clientLoop: any EventLoop, serverLoop: any EventLoop) async throws -> Self {
         let server = try await ServerBootstrap(group: serverLoop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(EchoHandler())
@@ -33,7 +33,7 @@ final class RawTCPPingPong: Sendable {
         do {
             guard let port = server.localAddress?.port else { throw BenchError("raw-tcp: the listener has no port") }
             let client = try await ClientBootstrap(group: clientLoop)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .connectTimeout(.seconds(2))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {

@@ -26,7 +26,7 @@ final class RawSink: Sendable {
             }
             .bind(host: ThroughputBench.loopback, port: 0).get()
         let client = try await ClientBootstrap(group: group.next())
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .connect(to: server.localAddress!).get()
         return RawSink(server: server, client: client, counted: done.futureResult)
     }

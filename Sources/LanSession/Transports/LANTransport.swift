@@ -33,7 +33,7 @@ public struct LANTransport: Transport {
         ServerBootstrap(group: loop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 1_024)  // a burst of connections waits rather than retrying SYNs
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
             .childChannelInitializer(initializer)
             .bind(host: host, port: port)
@@ -45,7 +45,7 @@ public struct LANTransport: Transport {
         initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
     ) -> EventLoopFuture<any Channel> {
         ClientBootstrap(group: loop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelOption(.recvAllocator, value: Self.receiveBuffers)
             .connectTimeout(connectTimeout.timeAmount)
             .channelInitializer(initializer)
