@@ -1,6 +1,23 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// scripts/package builds a package of a version other than the tree's (a snapshot, or the second build of an upgrade
+/// check) with LANSESSION_VERSION set: it is compiled into CLanSessionVersion alone, so that `--version` and `status`
+/// agree with the package's version. Debian's version characters only.
+let packageVersionSettings: [CSetting] = {
+    guard let pointer = getenv("LANSESSION_VERSION") else { return [] }
+    let version = String(cString: pointer)
+    let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+~-")
+    guard !version.isEmpty, version.allSatisfy(allowed.contains) else {
+        fatalError("LANSESSION_VERSION=\(version) is not a Debian upstream version")
+    }
+    return [.define("LANSESSION_VERSION", to: "\"\(version)\"")]
+}()
+
 let package = Package(
     name: "LanSession",
     products: [
@@ -105,8 +122,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The release both tools report: the tree's own, or the one scripts/package builds (LANSESSION_VERSION).
+        .target(name: "CLanSessionVersion", cSettings: packageVersionSettings),
         // The control socket's protocol between sessiond and session-client (docs/control-protocol.md).
-        .target(name: "SessionControl"),
+        .target(name: "SessionControl", dependencies: ["CLanSessionVersion"]),
         .executableTarget(
             name: "sessiond",
             dependencies: [

@@ -18,12 +18,16 @@ public struct StatusResult: Codable, Hashable, Sendable {
     public var droppedDatagrams: Int
     /// Connections closed at once for the caps on links that had not proved themselves.
     public var refusedConnections: Int
+    /// The release the daemon runs (its `--version`): after an upgrade, whether the new binary is the one running.
+    /// Absent from daemons before 0.14.
+    public var version: String?
 
     public init(
         name: String, peerID: String, session: String, port: Int, peers: Int, encrypted: Bool = false,
         fingerprint: String = "", admission: String = "open", failedHandshakes: Int = 0, droppedDatagrams: Int = 0,
-        refusedConnections: Int = 0
+        refusedConnections: Int = 0, version: String? = LanSessionVersion.current
     ) {
+        self.version = version
         self.encrypted = encrypted
         self.fingerprint = fingerprint
         self.admission = admission

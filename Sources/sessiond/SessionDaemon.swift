@@ -23,6 +23,14 @@ struct SessionDaemon: AsyncParsableCommand {
             Advertises and browses with DNS-SD through avahi-daemon, and over Bluetooth LE with --transport le or all \
             (or only dials --peer addresses with --no-discovery), keeps a reliable (TCP) and an unreliable (UDP) channel to every peer, and stops \
             gracefully on SIGTERM or SIGINT.
+
+            As a service (the Debian package): lansession.service runs sessiond as the system user lansession, with \
+            --control /run/lansession/sessiond.sock, --state-dir /var/lib/lansession and the options in \
+            /etc/default/lansession (SESSIOND_OPTS); restart it after a change (systemctl restart lansession). Its \
+            lines go to the journal at their levels (journalctl -u lansession -p notice). The unit allows no Bluetooth \
+            socket: the drop-in /usr/share/lansession/bluetooth.conf, linked into \
+            /etc/systemd/system/lansession.service.d/, adds the Bluetooth address family and CAP_NET_ADMIN (which LE \
+            discovery needs) and nothing more; then choose --transport all in SESSIOND_OPTS.
             """,
         version: LanSessionVersion.current
     )
@@ -139,7 +147,7 @@ struct SessionDaemon: AsyncParsableCommand {
                 exit(withError: error)  // --help, --version
             }
             let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("sessiond: \(message)\n".utf8))
+            FileHandle.standardError.write(Data("\(errorPrefix)sessiond: \(message)\n".utf8))
             Foundation.exit(error is ValidationError || code == .validationFailure ? 2 : code.rawValue)
         }
     }
@@ -215,8 +223,13 @@ struct SessionDaemon: AsyncParsableCommand {
     }
 
     static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("sessiond: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("\(errorPrefix)sessiond: \(message)\n".utf8))
         Foundation.exit(1)
+    }
+
+    /// A line that ends the daemon is an error in the journal (`journalctl -p err`), as the log's errors are.
+    static var errorPrefix: String {
+        DaemonLogHandler.stderrIsJournal() ? "<\(DaemonLogHandler.syslogPriority(.error))>" : ""
     }
 
     private func serve(logger: Logger) async throws {
