@@ -176,10 +176,13 @@ public struct SessionConfiguration: Sendable {
             throw SessionError(
                 .invalidConfiguration, "the proof timeout and the caps on unproven links must be positive")
         }
-        guard reconnectInitialDelay > .zero, reconnectMaximumDelay >= reconnectInitialDelay else {
+        guard reconnectInitialDelay > .zero, reconnectMaximumDelay >= reconnectInitialDelay,
+            standbyRedialMaximumDelay >= reconnectInitialDelay
+        else {
             throw SessionError(
                 .invalidConfiguration,
-                "redials need 0 < initial delay (\(reconnectInitialDelay)) <= maximum delay (\(reconnectMaximumDelay))")
+                "redials need 0 < initial delay (\(reconnectInitialDelay)) <= maximum delay (\(reconnectMaximumDelay)) and <= standby maximum delay (\(standbyRedialMaximumDelay))"
+            )
         }
         if let deliveryTimeout, deliveryTimeout <= .zero {
             throw SessionError(.invalidConfiguration, "the delivery timeout must be positive")
