@@ -213,6 +213,25 @@ def checks(shots):
         wait(lambda: d.find_element(By.CSS_SELECTOR, '[data-peer="f0e1d2c3b4a59687"]').get_attribute("data-state") == "lost")
         check(d.find_element(By.CSS_SELECTOR, '#peers [data-peer="f0e1d2c3b4a59687"]').get_attribute("data-state") == "lost", "peer lost shown")
 
+        # A device found, then connected for the first time: "joined"; lost and connected again: "is back". The
+        # counter has a row for every member, at 0 until it counts; a device only found has none.
+        toasts = lambda: d.execute_script("return [...document.querySelectorAll('.toast')].map(t => t.textContent)")
+        counter_rows = lambda: d.execute_script(
+            "return [...document.querySelectorAll('#counter-peers li')].map(li => li.dataset.peer)")
+        check("f0e1d2c3b4a59687" in counter_rows(), "a member that has not counted has a counter row")
+        mock("discover?peer=77aa77bb77cc77dd&name=ken-mini")
+        time.sleep(0.3)
+        check("77aa77bb77cc77dd" not in counter_rows(), "a device only found has no counter row")
+        mock("peerstate?peer=77aa77bb77cc77dd&state=connected")
+        wait(lambda: any("ken-mini joined" in t for t in toasts()))
+        check(any("ken-mini joined" in t for t in toasts()) and not any("ken-mini is back" in t for t in toasts()),
+              f"first connection announced as joined: {toasts()}")
+        check("77aa77bb77cc77dd" in counter_rows(), "a new member gets a counter row at 0")
+        mock("peerstate?peer=77aa77bb77cc77dd&state=lost")
+        mock("peerstate?peer=77aa77bb77cc77dd&state=connected")
+        wait(lambda: any("ken-mini is back" in t for t in toasts()))
+        check(any("ken-mini is back" in t for t in toasts()), f"a return announced as is back: {toasts()}")
+
         # Error toast.
         mock("error?message=bubble+1+is+held+by+another+device")
         time.sleep(0.3)
@@ -244,7 +263,7 @@ def checks(shots):
         time.sleep(0.2)
         check(any(o["op"] == "pair" and o["code"] == "482913" for o in mock("log")), "pair sent with code")
         wait(lambda: d.find_element(By.ID, "pairings-card").get_attribute("hidden") is not None, 3)
-        check(len(d.find_elements(By.CSS_SELECTOR, "#peers [data-peer]")) == 3, "paired device appears")
+        check(len(d.find_elements(By.CSS_SELECTOR, "#peers [data-peer]")) == 4, "paired device appears")  # two at the start, ken-mini, margaret-pi
 
         # Idle: nothing scheduled when nothing changes.
         mock("rtt?on=0"); time.sleep(1.2)

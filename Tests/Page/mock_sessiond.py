@@ -16,6 +16,7 @@ drag and watch each other. Stdlib only. What the other devices do is driven over
     /mock/drop?view=&x=&y=, /mock/free?view=   it drops it there, or lets it go where it is
     /mock/animate?on=1|0            a device circles bubble 2 at 30 Hz
     /mock/peerstate?peer=ID&state=S a device's state (connected, reconnecting, lost)
+    /mock/discover?peer=ID&name=N   a device found on the network, not (yet) a member
     /mock/count                     a device increments
     /mock/error?message=TEXT        an `error` to every page
     /mock/delay?ms=N                how long a pick-up waits for the coordinator's answer (default 30)
@@ -233,6 +234,12 @@ def control(cmd, q):
             b["holder"] = q1(q, "peer", H2)
         if cmd in ("drop", "free"): b.pop("holder", None)
         broadcast(bubble_msg(v)); return bubble_state(b)
+    if cmd == "discover":
+        peer = q1(q, "peer", "77aa77bb77cc77dd")
+        if not any(p["peerID"] == peer for p in S["peers"]):
+            S["peers"].append({"peerID": peer, "name": q1(q, "name", "ken-mini"), "state": "discovered",
+                               "fingerprint": "", "trust": "", "links": []})
+        broadcast({"type": "peers", "peers": S["peers"]}); return {}
     if cmd == "peerstate":
         for p in S["peers"]:
             if p["peerID"] == q1(q, "peer", H3): p["state"] = q1(q, "state", "lost")

@@ -143,7 +143,157 @@ def http_checks(url, client, control):
         ok &= report(name, code == 1008 and not (frame and frame[0] == 1),
                      f"{line}; first frame {'close ' + str(code) if code else frame and frame[0]}")
     ok &= binary_move_check(host, port, origin, cookie)
+    ok &= strict_websocket_checks(host, port, origin, cookie)
+    ok &= foreign_host_checks(host, port, token, cookie)
     return ok
+
+
+def masked(first_byte, payload, mask=True):
+    """A client frame: its first byte (FIN, RSV, opcode) as given, the payload masked unless told otherwise."""
+    key = secrets.token_bytes(4)
+    header = bytes([first_byte, (0x80 if mask else 0) | len(payload)]) + (key if mask else b"")
+    body = bytes(b ^ key[i % 4] for i, b in enumerate(payload)) if mask else payload
+    return header + body
+
+
+def exchange(host, port, origin, cookie, frames):
+    """Opens the page's WebSocket, reads its snapshot, sends `frames`, and returns every frame the daemon sends until
+    its close (or 5 s): a list of (opcode, payload)."""
+    sock = socket.create_connection((host, port), timeout=5)
+    key = base64.b64encode(secrets.token_bytes(16)).decode()
+    lines = [f"GET /ws HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket", "Connection: Upgrade",
+             f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", f"Origin: {origin}", f"Cookie: {cookie}"]
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    buffer, received = b"", []
+    try:
+        while b"\r\n\r\n" not in buffer:
+            buffer += sock.recv(4096)
+        buffer = buffer.partition(b"\r\n\r\n")[2]
+        sock.sendall(b"".join(frames))
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            while len(buffer) >= 2:
+                length, offset = buffer[1] & 0x7F, 2
+                if length == 126:
+                    if len(buffer) < 4:
+                        break
+                    length, offset = struct.unpack(">H", buffer[2:4])[0], 4
+                elif length == 127:
+                    if len(buffer) < 10:
+                        break
+                    length, offset = struct.unpack(">Q", buffer[2:10])[0], 10
+                if len(buffer) < offset + length:
+                    break
+                received.append((buffer[0] & 0x0F, buffer[offset:offset + length]))
+                buffer = buffer[offset + length:]
+                if received[-1][0] == 8:
+                    return received
+            chunk = sock.recv(65536)
+            if not chunk:
+                return received
+            buffer += chunk
+    except (socket.timeout, OSError):
+        pass
+    finally:
+        sock.close()
+    return received
+
+
+def close_code(frames):
+    """The code of the close frame among `frames`: 1005 for a close without one, None for no close."""
+    for opcode, payload in frames:
+        if opcode == 8:
+            return struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else 1005
+    return None
+
+
+def close_code_after(host, port, origin, cookie, frames):
+    return close_code(exchange(host, port, origin, cookie, frames))
+
+
+def strict_websocket_checks(host, port, origin, cookie):
+    """RFC 6455 as written: each frame the RFC says must fail the connection is answered with close 1002; a message
+    in fragments is put together (a ping, then the fragments of a move, then the close it is answered with)."""
+    move = json.dumps({"op": "move", "view": 7, "x": 1, "y": 1}).encode()
+    cases = {
+        "unmasked": [masked(0x81, move, mask=False)],
+        "rsv1": [masked(0xC1, move)],
+        "rsv3": [masked(0x91, move)],
+        "reserved_opcode_3": [masked(0x83, move)],
+        "reserved_opcode_11": [masked(0x8B, b"")],
+        "orphan_continuation": [masked(0x80, move)],
+        "new_message_mid_fragments": [masked(0x01, move[:5]), masked(0x81, move)],
+    }
+    ok = True
+    for name, frames in cases.items():
+        code = close_code_after(host, port, origin, cookie, frames)
+        ok &= report(f"websocket_{name}_1002", code == 1002, f"close code {code}")
+    # A message in fragments is taken: a pick-up of bubble 2 in two fragments with a ping between them is granted;
+    # then a drop puts it back where the snapshot had it, and the client's own close is answered with a close (1000).
+    ok &= fragments_check(host, port, origin, cookie)
+    return ok
+
+
+def fragments_check(host, port, origin, cookie):
+    import websocket as client
+    ws = client.create_connection(f"ws://{host}:{port}/ws", header=[f"Origin: {origin}"], cookie=cookie, timeout=5)
+    try:
+        snapshot = json.loads(ws.recv())
+        where = {b["view"]: b for b in snapshot.get("bubbles", [])}.get(2, {"x": 50, "y": 100})
+        pickup = json.dumps({"op": "pickup", "view": 2}).encode()
+        ws.send_frame(client.ABNF(fin=0, opcode=client.ABNF.OPCODE_TEXT, data=pickup[:9]))
+        ws.send_frame(client.ABNF(fin=1, opcode=client.ABNF.OPCODE_PING, data=b"hi"))
+        ws.send_frame(client.ABNF(fin=1, opcode=client.ABNF.OPCODE_CONT, data=pickup[9:]))
+        pong, held, deadline = False, False, time.monotonic() + 5
+        while not (pong and held) and time.monotonic() < deadline:
+            opcode, data = ws.recv_data(control_frame=True)
+            if opcode == client.ABNF.OPCODE_PONG:
+                pong = data == b"hi"
+            elif opcode == client.ABNF.OPCODE_TEXT:
+                m = json.loads(data)
+                held = held or (m.get("type") == "bubble" and m.get("view") == 2 and bool(m.get("holder")))
+        ws.send(json.dumps({"op": "drop", "view": 2, "x": where["x"], "y": where["y"]}))
+        dropped = False
+        while not dropped and time.monotonic() < deadline:
+            m = json.loads(ws.recv())
+            dropped = m.get("type") == "bubble" and m.get("view") == 2 and not m.get("holder")
+        ws.send_close(1000)
+        code = None
+        while code is None and time.monotonic() < deadline:  # messages already on their way come first
+            opcode, data = ws.recv_data(control_frame=True)
+            if opcode == client.ABNF.OPCODE_CLOSE:
+                code = struct.unpack(">H", data[:2])[0] if len(data) >= 2 else 1005
+    finally:
+        ws.shutdown()
+    return report("websocket_fragments_taken", held and pong and dropped and code == 1000,
+                  f"pick-up in two fragments {'granted' if held else 'not granted'}; ping "
+                  f"{'answered' if pong else 'not answered'}; dropped back {dropped}; close {code}")
+
+
+def foreign_host_checks(host, port, token, cookie):
+    """DNS rebinding: a page of another name that resolves here gets 421 for files and no WebSocket, token or not."""
+    status, _, body = get(host, port, "/?token=" + token, {"Host": f"rebind.example:{port}"})
+    ws_sock = socket.create_connection((host, port), timeout=5)
+    try:
+        key = base64.b64encode(secrets.token_bytes(16)).decode()
+        lines = [f"GET /ws HTTP/1.1", f"Host: rebind.example:{port}", "Upgrade: websocket", "Connection: Upgrade",
+                 f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", f"Origin: http://rebind.example:{port}",
+                 f"Cookie: {cookie}"]
+        ws_sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        answer = b""
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and b"\x88" not in answer.partition(b"\r\n\r\n")[2][:1]:
+            chunk = ws_sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        frames = answer.partition(b"\r\n\r\n")[2]
+        refused = frames[:1] == b"\x88" and struct.unpack(">H", frames[2:4])[0] == 1008
+    finally:
+        ws_sock.close()
+    return report("foreign_host_refused", status == 421 and b"peerID" not in body and refused,
+                  f"GET / with the token and Host rebind.example: {status}; its WebSocket "
+                  f"{'closed with 1008' if refused else 'not refused'}")
 
 
 def binary_move_check(host, port, origin, cookie):
@@ -200,6 +350,7 @@ def open_browser():
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
                      "--force-device-scale-factor=1", "--disable-dev-shm-usage"):
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     if UNTHROTTLED:
         options.add_argument("--disable-frame-rate-limit")
         options.add_argument("--disable-gpu-vsync")
@@ -379,6 +530,16 @@ def browser_checks(one_url, two_url, one_id, two_id, shots, kill_pid, drags):
                      f"{[bubble(one, v)[1:] for v in range(3)]}, total {total(one)}")
         late.quit()
         late = None
+
+        # The latency legend has its colours (classes, not the inline styles the page's CSP refuses), and after the
+        # drags and clicks above neither console has an error or a CSP violation.
+        swatch = "return [...document.querySelectorAll('#legend .key i')].map(e => getComputedStyle(e).backgroundColor)"
+        coloured = until(lambda: (lambda c: c and all(x not in ("rgba(0, 0, 0, 0)", "transparent") for x in c))(
+            one.execute_script(swatch)), 5)
+        errors = [entry["message"][:160] for driver in (one, two) for entry in driver.get_log("browser")
+                  if entry["level"] == "SEVERE"]
+        ok &= report("legend_coloured_console_clean", bool(coloured) and not errors,
+                     f"legend swatches {one.execute_script(swatch)}; console errors {errors[:3]}")
 
         if drags:
             measure_latency(one, two, drags)

@@ -3,6 +3,7 @@ import { h, ms, transportLabel } from './peers.js';
 
 const WINDOW = 60_000;
 const PAD = { l: 56, r: 10, t: 10, b: 22 };
+// The same colours as page.css .colour-0 … .colour-7 (the legend's swatches use those classes).
 const COLOURS = ['#3b82f6', '#f97316', '#10b981', '#a855f7', '#ef4444', '#eab308', '#06b6d4', '#ec4899'];
 const NS = 'http://www.w3.org/2000/svg';
 
@@ -52,7 +53,8 @@ export function createGraph(state) {
         const key = `${s.peerID} ${s.transport}`;
         let line = series.get(key);
         if (!line) {
-          line = { peerID: s.peerID, transport: s.transport, colour: COLOURS[colourNext++ % COLOURS.length], points: [] };
+          const index = colourNext++ % COLOURS.length;
+          line = { peerID: s.peerID, transport: s.transport, colour: COLOURS[index], index, points: [] };
           series.set(key, line);
           state.rtt[key] = line.points;
         }
@@ -101,11 +103,11 @@ export function createGraph(state) {
 
       const label = (l) => `${nameOf(l.peerID)} · ${transportLabel(l.transport)}`;
       legend.replaceChildren(...lines.map((l) =>
-        h('span', { class: 'key' }, h('i', { style: `background:${l.colour}` }), label(l))));
+        h('span', { class: 'key' }, h('i', { class: `colour-${l.index}` }), label(l))));
       tbody.replaceChildren(...lines.map((l) => {
         const sorted = l.points.map((p) => p[1]).sort((a, b) => a - b);
         return h('tr', { 'data-link': `${l.peerID} ${l.transport}` },
-          h('td', {}, h('i', { class: 'swatch', style: `background:${l.colour}` }), label(l)),
+          h('td', {}, h('i', { class: `swatch colour-${l.index}` }), label(l)),
           h('td', {}, ms(percentile(sorted, 50))),
           h('td', {}, ms(percentile(sorted, 99))),
           h('td', {}, String(sorted.length)));

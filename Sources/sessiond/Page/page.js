@@ -130,7 +130,12 @@ function renderCounter() {
   }
   const rows = [h('li', { class: 'mine', 'data-peer': state.self?.peerID ?? '' },
     h('span', {}, state.self ? `${state.self.name} (this device)` : 'this device'), h('b', {}, String(c.local ?? 0)))];
-  const peers = Object.entries(c.peers ?? {}).filter(([id]) => id !== state.self?.peerID).sort((a, b) => (a[1].name ?? '').localeCompare(b[1].name ?? ''));
+  // Every member has a row, at 0 until it counts (devices only found, not admitted, have none).
+  const counts = { ...(c.peers ?? {}) };
+  for (const p of state.peers) {
+    if (p.state !== 'discovered' && !counts[p.peerID]) counts[p.peerID] = { name: p.name, count: 0 };
+  }
+  const peers = Object.entries(counts).filter(([id]) => id !== state.self?.peerID).sort((a, b) => (a[1].name || nameOf(a[0])).localeCompare(b[1].name || nameOf(b[0])));
   for (const [id, p] of peers) {
     rows.push(h('li', { 'data-peer': id }, h('span', {}, p.name || nameOf(id)), h('b', {}, String(p.count ?? 0))));
   }
@@ -146,16 +151,20 @@ function toast(text, kind = 'error') {
   while (box.children.length > 3) box.firstChild.remove();
 }
 
-// Devices lost and found, as they happen.
+// Devices lost and found, as they happen: "joined" the first time this page sees a device connected, "is back" after
+// it was connected and went (a device is first "found" by discovery, which is no return).
+const everConnected = new Set();
 function announce(before, after) {
   const was = new Map(before.map((p) => [p.peerID, p.state]));
+  for (const p of before) if (p.state === 'connected') everConnected.add(p.peerID);
   for (const p of after) {
     const old = was.get(p.peerID);
     const name = p.name || nameOf(p.peerID);
     if (p.state === old) continue;
     if (p.state === 'lost') toast(`${name} was lost`, 'bad');
     else if (p.state === 'reconnecting' && old === 'connected') toast(`${name} is reconnecting…`, 'warn');
-    else if (p.state === 'connected') toast(old ? `${name} is back` : `${name} joined`, 'ok');
+    else if (p.state === 'connected') toast(everConnected.has(p.peerID) ? `${name} is back` : `${name} joined`, 'ok');
+    if (p.state === 'connected') everConnected.add(p.peerID);
   }
 }
 

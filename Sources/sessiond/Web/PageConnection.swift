@@ -57,7 +57,22 @@ struct PageConnection {
                     }
                 }
                 group.addTask {
-                    for try await frame in inbound {
+                    var rules = PageFrameRules()
+                    for try await received in inbound {
+                        let frame: WebSocketFrame
+                        switch rules.accept(received) {
+                        case .message(let message), .control(let message):
+                            frame = message
+                        case .partial:
+                            continue
+                        case .fail(let code, let reason):
+                            logger.debug("failing a page's WebSocket: \(reason)")
+                            var data = ByteBuffer()
+                            data.write(webSocketErrorCode: code)
+                            data.writeString(reason)
+                            try await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
+                            return
+                        }
                         switch frame.opcode {
                         case .text, .binary:
                             guard let operation = PageOperation(frame) else {
@@ -78,6 +93,10 @@ struct PageConnection {
                             try await outbound.write(
                                 WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
                         case .connectionClose:
+                            // Answered with a close of its own (RFC 6455 5.5.1), then the connection ends.
+                            var data = ByteBuffer()
+                            data.write(webSocketErrorCode: .normalClosure)
+                            try await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
                             return
                         default:
                             continue

@@ -25,16 +25,18 @@ final class PageServer: Sendable {
     let address: SocketAddress
     private let server: NIOAsyncChannel<EventLoopFuture<Accepted>, Never>
     private let token: PageToken
+    private let hosts: PageHosts
     private let feed: PageFeed
     private let logger: Logger
 
     private init(
         address: SocketAddress, server: NIOAsyncChannel<EventLoopFuture<Accepted>, Never>, token: PageToken,
-        feed: PageFeed, logger: Logger
+        hosts: PageHosts, feed: PageFeed, logger: Logger
     ) {
         self.address = address
         self.server = server
         self.token = token
+        self.hosts = hosts
         self.feed = feed
         self.logger = logger
     }
@@ -57,7 +59,8 @@ final class PageServer: Sendable {
                         upgradePipelineHandler: { channel, head in
                             channel.eventLoop.makeCompletedFuture {
                                 let connection = try WebSocketConnection(wrappingChannelSynchronously: channel)
-                                return Self.mayUpgrade(head, token: token)
+                                let hosts = PageHosts(port: channel.localAddress?.port ?? port, boundHost: host)
+                                return Self.mayUpgrade(head, token: token, hosts: hosts)
                                     ? .webSocket(connection) : .refusedWebSocket(connection)
                             }
                         })
@@ -72,8 +75,12 @@ final class PageServer: Sendable {
                         configuration: .init(upgradeConfiguration: configuration))
                 }
             }
-        guard let address = server.channel.localAddress else { throw DaemonError("the page's socket has no address") }
-        return PageServer(address: address, server: server, token: token, feed: feed, logger: logger)
+        guard let address = server.channel.localAddress, let port = address.port else {
+            throw DaemonError("the page's socket has no address")
+        }
+        return PageServer(
+            address: address, server: server, token: token, hosts: PageHosts(port: port, boundHost: host), feed: feed,
+            logger: logger)
     }
 
     /// Serves connections until cancelled.
@@ -101,11 +108,11 @@ final class PageServer: Sendable {
             case .webSocket(let connection):
                 try await PageConnection(connection: connection, feed: feed, logger: logger).run()
             case .refusedWebSocket(let connection):
-                logger.debug("refused a page WebSocket: no token, another origin, or not /ws")
+                logger.debug("refused a page WebSocket: no token, another origin or host, or not /ws")
                 try await connection.executeThenClose { _, outbound in
                     var reason = ByteBuffer()
                     reason.write(webSocketErrorCode: .policyViolation)
-                    reason.writeString("the page's token and an Origin of this server are needed")
+                    reason.writeString("the page's token, and a Host and an Origin of this server, are needed")
                     try await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: reason))
                 }
             case .http(let connection):
@@ -118,10 +125,13 @@ final class PageServer: Sendable {
 
     // MARK: - HTTP
 
-    /// Whether a WebSocket request may be upgraded: to `/ws`, with the token, from a page of this server.
-    static func mayUpgrade(_ head: HTTPRequestHead, token: PageToken) -> Bool {
+    /// Whether a WebSocket request may be upgraded: to `/ws`, with the token, to a name of this server, from a page of
+    /// this server.
+    static func mayUpgrade(_ head: HTTPRequestHead, token: PageToken, hosts: PageHosts) -> Bool {
         let path = head.uri.split(separator: "?", maxSplits: 1).first ?? ""
-        guard path == "/ws", authorised(head, token: token) else { return false }
+        guard path == "/ws", authorised(head, token: token), hosts.allows(head.headers.first(name: "Host")) else {
+            return false
+        }
         guard let origin = head.headers.first(name: "Origin"), let host = head.headers.first(name: "Host") else {
             return false
         }
@@ -137,7 +147,7 @@ final class PageServer: Sendable {
         try await connection.executeThenClose { inbound, outbound in
             for try await part in inbound {
                 guard case .head(let head) = part else { continue }
-                let response = Self.respond(to: head, token: token)
+                let response = Self.respond(to: head, token: token, hosts: hosts)
                 try await outbound.write(contentsOf: response)
                 if !head.isKeepAlive { return }
             }
@@ -145,7 +155,7 @@ final class PageServer: Sendable {
     }
 
     /// The answer to a request for the page's files (GET and HEAD only).
-    static func respond(to head: HTTPRequestHead, token: PageToken) -> [HTTPServerResponsePart] {
+    static func respond(to head: HTTPRequestHead, token: PageToken, hosts: PageHosts) -> [HTTPServerResponsePart] {
         var headers = HTTPHeaders()
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
@@ -162,6 +172,11 @@ final class PageServer: Sendable {
         }
         guard head.method == .GET || head.method == .HEAD else {
             return text(.methodNotAllowed, "GET only\n")
+        }
+        guard hosts.allows(head.headers.first(name: "Host")) else {
+            let host = head.headers.first(name: "Host") ?? "none"
+            return text(
+                .misdirectedRequest, "This page answers to this machine's names and addresses only (Host: \(host)).\n")
         }
         let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "/")
         let name = path == "/" ? "index.html" : String(path.dropFirst())
