@@ -226,7 +226,7 @@ def checks(shots):
         wait(lambda: any("ken-mini joined" in t for t in toasts()))
         check(any("ken-mini joined" in t for t in toasts()) and not any("ken-mini is back" in t for t in toasts()),
               f"first connection announced as joined: {toasts()}")
-        check("77aa77bb77cc77dd" in counter_rows(), "a new member gets a counter row at 0")
+        check(wait(lambda: "77aa77bb77cc77dd" in counter_rows()), "a new member gets a counter row at 0")
         mock("peerstate?peer=77aa77bb77cc77dd&state=lost")
         mock("peerstate?peer=77aa77bb77cc77dd&state=connected")
         wait(lambda: any("ken-mini is back" in t for t in toasts()))
@@ -308,6 +308,65 @@ def two_devices():
         a.quit(); b.quit()
 
 
+SIZES = [(360, 740), (390, 844), (820, 1180), (1280, 720), (1366, 768), (1920, 1080), (2560, 1440), (3840, 2160),
+         (2560, 1300), (1280, 1357)]
+
+# Every card's box, every visible element's box with the card it belongs to, and the page's scroll width; read from the
+# DOM of the page as laid out.
+BOXES = """
+const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+const cards = [...document.querySelectorAll('.card')].filter((c) => c.offsetParent !== null);
+const inside = [];
+cards.forEach((card, i) => {
+  for (const e of card.querySelectorAll('h2, .hint, #board-wrap, #counter-total, #increment, #counter-peers li, '
+      + '.peer, .self, #graph svg, #legend .key, #rtt-table')) {
+    const r = e.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) inside.push([i, e.id || e.className || e.tagName, box(e)]);
+  }
+});
+return { width: innerWidth, height: innerHeight, scroll: document.documentElement.scrollWidth,
+         cards: cards.map(box), names: cards.map((c) => c.querySelector('h2')?.textContent ?? ''), inside,
+         bubbles: [...document.querySelectorAll('.bubble')].map(box), board: box(document.getElementById('board')) };
+"""
+
+
+def sizes(shots):
+    """The layout at phone, tablet, laptop and large screens: no card overlaps another, nothing sticks out of its
+    card, the page never scrolls sideways, and the console stays clean."""
+    d = browser()
+    try:
+        d.get(BASE + "/")
+        wait(lambda: d.find_element(By.ID, "status").get_attribute("data-state") == "connected")
+        d.get_log("browser")
+        for w, h in SIZES:
+            # The viewport itself at that size (a window's size would include the browser's own frame).
+            d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                              {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": w < 800})
+            time.sleep(0.4)
+            b = d.execute_script(BOXES)
+            problems = []
+            if b["scroll"] > b["width"] + 1:
+                problems.append(f"scrolls sideways ({b['scroll']} > {b['width']})")
+            cards = b["cards"]
+            for i in range(len(cards)):
+                for j in range(i + 1, len(cards)):
+                    (l1, t1, r1, b1), (l2, t2, r2, b2) = cards[i], cards[j]
+                    if min(r1, r2) - max(l1, l2) > 1 and min(b1, b2) - max(t1, t2) > 1:
+                        problems.append(f"cards '{b['names'][i]}' and '{b['names'][j]}' overlap")
+            for i, name, (l, t, r, bo) in b["inside"]:
+                cl, ct, cr, cb = cards[i]
+                if l < cl - 1 or r > cr + 1 or t < ct - 1 or bo > cb + 1:
+                    problems.append(f"{name} sticks out of '{b['names'][i]}'")
+            errors = [e["message"][:120] for e in d.get_log("browser") if e["level"] == "SEVERE"]
+            problems += [f"console: {e}" for e in errors]
+            check(not problems, f"{w}x{h} (viewport {b['width']}x{b['height']}): " + ("; ".join(problems[:4]) or "fits"))
+            if shots:
+                d.save_screenshot(f"{shots}/size-{w}x{h}.png")
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    finally:
+        d.quit()
+
+
 def views(shots):
     """The page as people see it: a device circling a bubble, one being dragged here, a minute of samples."""
     for w, h, dark, name in [(1280, 800, False, "laptop"), (1280, 800, True, "dark"), (390, 844, False, "phone")]:
@@ -343,6 +402,7 @@ def main():
         server.stdout.readline()  # listening
         checks(args.screenshots)
         two_devices()
+        sizes(args.screenshots)
         if args.screenshots: views(args.screenshots)
     finally:
         server.terminate(); server.wait()
