@@ -144,6 +144,8 @@ def http_checks(url, client, control):
                      f"{line}; first frame {'close ' + str(code) if code else frame and frame[0]}")
     ok &= binary_move_check(host, port, origin, cookie)
     ok &= strict_websocket_checks(host, port, origin, cookie)
+    if client and control:
+        ok &= flood_check(host, port, origin, cookie, client, control)
     ok &= foreign_host_checks(host, port, token, cookie)
     return ok
 
@@ -268,6 +270,66 @@ def fragments_check(host, port, origin, cookie):
     return report("websocket_fragments_taken", held and pong and dropped and code == 1000,
                   f"pick-up in two fragments {'granted' if held else 'not granted'}; ping "
                   f"{'answered' if pong else 'not answered'}; dropped back {dropped}; close {code}")
+
+
+def flood_check(host, port, origin, cookie, client, control, pages=20, moves=40_000):
+    """One page floods moves as fast as its socket takes them while `pages` others are open and never read: the
+    daemon's control socket keeps answering (each page holds one message per bubble, and one page's moves are taken
+    at a bounded rate), and a page opened afterwards gets its snapshot at once."""
+    import threading
+    import websocket as ws_client
+    idle = []
+    for _ in range(pages):
+        sock = socket.create_connection((host, port), timeout=5)
+        key = base64.b64encode(secrets.token_bytes(16)).decode()
+        lines = [f"GET /ws HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket", "Connection: Upgrade",
+                 f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", f"Origin: {origin}", f"Cookie: {cookie}"]
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # and never read: the daemon's writes back up
+        idle.append(sock)
+    flooder = ws_client.create_connection(f"ws://{host}:{port}/ws", header=[f"Origin: {origin}"], cookie=cookie,
+                                          timeout=10)
+    latencies, stop = [], threading.Event()
+
+    def poll():
+        while not stop.is_set():
+            started = time.monotonic()
+            subprocess.run([client, "--control", control, "--json", "status"], capture_output=True, timeout=30)
+            latencies.append((time.monotonic() - started) * 1000)
+            time.sleep(0.02)
+    try:
+        snapshot = json.loads(flooder.recv())
+        where = {b["view"]: b for b in snapshot.get("bubbles", [])}.get(1, {"x": 50, "y": 50})
+        flooder.send(json.dumps({"op": "pickup", "view": 1}))
+        until(lambda: (lambda m: m.get("type") == "bubble" and m.get("view") == 1 and m.get("holder"))(
+            json.loads(flooder.recv())), 5)
+        poller = threading.Thread(target=poll)
+        poller.start()
+        started = time.monotonic()
+        frames = b"".join(masked(0x82, struct.pack(">BBff", 1, 1, 60 + i % 100, 60 + i % 50)) for i in range(moves))
+        flooder.sock.sendall(frames)
+        sent = time.monotonic() - started
+        flooder.send(json.dumps({"op": "drop", "view": 1, "x": where["x"], "y": where["y"]}))
+        time.sleep(1.0)
+        stop.set()
+        poller.join()
+        late = ws_client.create_connection(f"ws://{host}:{port}/ws", header=[f"Origin: {origin}"], cookie=cookie,
+                                           timeout=5)
+        opened = time.monotonic()
+        late_snapshot = json.loads(late.recv())
+        snapshot_ms = (time.monotonic() - opened) * 1000
+        late.close()
+    finally:
+        stop.set()
+        flooder.close()
+        for sock in idle:
+            sock.close()
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else float("inf")
+    return report("flood_bounded", ordered and p99 < 1500 and late_snapshot.get("type") == "snapshot",
+                  f"{moves} moves sent in {sent:.2f} s with {pages} pages open that never read: status p50 "
+                  f"{ordered[len(ordered) // 2]:.0f} ms, p99 {p99:.0f} ms, max {ordered[-1]:.0f} ms over "
+                  f"{len(ordered)} calls; a page opened after it got its snapshot in {snapshot_ms:.0f} ms")
 
 
 def foreign_host_checks(host, port, token, cookie):

@@ -18,17 +18,20 @@ struct PageConnection {
         let drags = PageDrags()
         let me = feed.dispatcher.session.peerID
         try await connection.executeThenClose { inbound, outbound in
-            let (messages, sink) = AsyncStream<PageMessage>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+            // Coalesced per page: a page that reads slowly or not at all holds one message per thing it shows.
+            let sink = PageOutbox()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     let encoder = JSONEncoder()
-                    for await message in messages {
-                        let text = try encoder.encode(message)
-                        try await outbound.write(
-                            WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: text)))
+                    while let messages = await sink.next() {
+                        let frames = try messages.map { message in
+                            WebSocketFrame(
+                                fin: true, opcode: .text, data: ByteBuffer(bytes: try encoder.encode(message)))
+                        }
+                        try await outbound.write(contentsOf: frames)
                     }
                 }
-                sink.yield(.snapshot(await feed.snapshot()))
+                sink.post(.snapshot(await feed.snapshot()))
                 group.addTask {
                     for await event in events {
                         switch event {
@@ -40,12 +43,12 @@ struct PageConnection {
                             if let move = drags.holder(of: view, isThisDevice: holder.map { $0 == me }),
                                 let refusal = await feed.perform(move)
                             {
-                                sink.yield(.error(refusal))
+                                sink.post(.error(refusal))
                             }
                         default:
                             break
                         }
-                        for message in await changes(after: event) { sink.yield(message) }
+                        for message in await changes(after: event) { sink.post(message) }
                     }
                 }
                 group.addTask {
@@ -53,7 +56,7 @@ struct PageConnection {
                         try await Task.sleep(for: .seconds(1))
                         let samples = await feed.roundTrips()
                         guard !samples.isEmpty else { continue }
-                        sink.yield(.rtt(at: Int64(Date().timeIntervalSince1970 * 1000), samples: samples))
+                        sink.post(.rtt(at: Int64(Date().timeIntervalSince1970 * 1000), samples: samples))
                     }
                 }
                 group.addTask {
@@ -76,7 +79,7 @@ struct PageConnection {
                         switch frame.opcode {
                         case .text, .binary:
                             guard let operation = PageOperation(frame) else {
-                                sink.yield(.error("not an operation"))
+                                sink.post(.error("not an operation"))
                                 continue
                             }
                             switch operation.op {
@@ -87,7 +90,7 @@ struct PageConnection {
                             }
                             if let refusal = await feed.perform(operation) {
                                 if operation.op == "pickup" { drags.forget(operation) }
-                                sink.yield(.error(refusal))
+                                sink.post(.error(refusal))
                             }
                         case .ping:
                             try await outbound.write(

@@ -58,6 +58,7 @@ final class PageServer: Sendable {
                         shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                         upgradePipelineHandler: { channel, head in
                             channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(PageInboundBudget())
                                 let connection = try WebSocketConnection(wrappingChannelSynchronously: channel)
                                 let hosts = PageHosts(port: channel.localAddress?.port ?? port, boundHost: host)
                                 return Self.mayUpgrade(head, token: token, hosts: hosts)
