@@ -50,15 +50,21 @@ def get(host, port, path, headers=None):
     return response.status, dict(response.getheaders()), body
 
 
-def websocket(host, port, path, origin, cookie=None, read_timeout=3.0):
-    """A raw WebSocket handshake; returns (status line, first frame (opcode, payload) or None)."""
+def upgrade(host, port, path, origin, cookie=None, host_header=None):
+    """A socket to the daemon that has sent a WebSocket upgrade request (its answer not read yet)."""
     sock = socket.create_connection((host, port), timeout=5)
     key = base64.b64encode(secrets.token_bytes(16)).decode()
-    lines = [f"GET {path} HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket", "Connection: Upgrade",
-             f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", f"Origin: {origin}"]
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host_header or f'{host}:{port}'}", "Upgrade: websocket",
+             "Connection: Upgrade", f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", f"Origin: {origin}"]
     if cookie:
         lines.append(f"Cookie: {cookie}")
     sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    return sock
+
+
+def websocket(host, port, path, origin, cookie=None, read_timeout=3.0):
+    """A raw WebSocket handshake; returns (status line, first frame (opcode, payload) or None)."""
+    sock = upgrade(host, port, path, origin, cookie)
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = sock.recv(4096)
@@ -161,11 +167,7 @@ def masked(first_byte, payload, mask=True):
 def exchange(host, port, origin, cookie, frames):
     """Opens the page's WebSocket, reads its snapshot, sends `frames`, and returns every frame the daemon sends until
     its close (or 5 s): a list of (opcode, payload)."""
-    sock = socket.create_connection((host, port), timeout=5)
-    key = base64.b64encode(secrets.token_bytes(16)).decode()
-    lines = [f"GET /ws HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket", "Connection: Upgrade",
-             f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", f"Origin: {origin}", f"Cookie: {cookie}"]
-    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    sock = upgrade(host, port, "/ws", origin, cookie)
     buffer, received = b"", []
     try:
         while b"\r\n\r\n" not in buffer:
@@ -280,11 +282,7 @@ def flood_check(host, port, origin, cookie, client, control, pages=20, moves=40_
     import websocket as ws_client
     idle = []
     for _ in range(pages):
-        sock = socket.create_connection((host, port), timeout=5)
-        key = base64.b64encode(secrets.token_bytes(16)).decode()
-        lines = [f"GET /ws HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket", "Connection: Upgrade",
-                 f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", f"Origin: {origin}", f"Cookie: {cookie}"]
-        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        sock = upgrade(host, port, "/ws", origin, cookie)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # and never read: the daemon's writes back up
         idle.append(sock)
     flooder = ws_client.create_connection(f"ws://{host}:{port}/ws", header=[f"Origin: {origin}"], cookie=cookie,
@@ -310,7 +308,9 @@ def flood_check(host, port, origin, cookie, client, control, pages=20, moves=40_
         flooder.sock.sendall(frames)
         sent = time.monotonic() - started
         flooder.send(json.dumps({"op": "drop", "view": 1, "x": where["x"], "y": where["y"]}))
-        time.sleep(1.0)
+        # Until the drop has been carried out: the flooder hears bubble 1 free again (its queue holds the states).
+        until(lambda: (lambda m: m.get("type") == "bubble" and m.get("view") == 1 and not m.get("holder"))(
+            json.loads(flooder.recv())), 10)
         stop.set()
         poller.join()
         late = ws_client.create_connection(f"ws://{host}:{port}/ws", header=[f"Origin: {origin}"], cookie=cookie,
@@ -335,13 +335,8 @@ def flood_check(host, port, origin, cookie, client, control, pages=20, moves=40_
 def foreign_host_checks(host, port, token, cookie):
     """DNS rebinding: a page of another name that resolves here gets 421 for files and no WebSocket, token or not."""
     status, _, body = get(host, port, "/?token=" + token, {"Host": f"rebind.example:{port}"})
-    ws_sock = socket.create_connection((host, port), timeout=5)
+    ws_sock = upgrade(host, port, "/ws", f"http://rebind.example:{port}", cookie, f"rebind.example:{port}")
     try:
-        key = base64.b64encode(secrets.token_bytes(16)).decode()
-        lines = [f"GET /ws HTTP/1.1", f"Host: rebind.example:{port}", "Upgrade: websocket", "Connection: Upgrade",
-                 f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", f"Origin: http://rebind.example:{port}",
-                 f"Cookie: {cookie}"]
-        ws_sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         answer = b""
         deadline = time.monotonic() + 3
         while time.monotonic() < deadline and b"\x88" not in answer.partition(b"\r\n\r\n")[2][:1]:

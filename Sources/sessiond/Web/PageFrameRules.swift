@@ -6,7 +6,7 @@ import NIOWebSocket
 /// together. A plain value: each frame in, a verdict out.
 struct PageFrameRules {
     /// What to do with a frame.
-    enum Verdict: Equatable {
+    enum Verdict {
         /// A whole message (a frame with FIN, or the fragments of one put together), unmasked.
         case message(WebSocketFrame)
         /// A control frame: close, ping or pong.

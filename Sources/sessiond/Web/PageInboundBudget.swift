@@ -13,18 +13,13 @@ final class PageInboundBudget: ChannelInboundHandler, RemovableChannelHandler {
     private var moves = PageMoveBudget()
     private var operations = PageMoveBudget()
     private var failed = false
-    /// Moves dropped so far (for the log when the page goes).
-    private(set) var droppedMoves = 0
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .binary where Self.isMove(frame):
-            guard moves.take(at: .now) else {
-                droppedMoves += 1
-                return
-            }
+            guard moves.take(at: .now) else { return }
         case .text, .binary:
             guard operations.take(at: .now) else {
                 failed = true
