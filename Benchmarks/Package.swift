@@ -56,6 +56,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // What open pages cost sessiond: N pages while one drags at 60 Hz and one floods moves.
+        .executableTarget(
+            name: "page-bench",
+            dependencies: [
+                .product(name: "SessionControl", package: "LanSession"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -28,9 +28,14 @@ public struct BubbleBoard: Hashable, Sendable {
     /// late joiner) adopts the board any member tells it.
     public private(set) var isPristine = true
 
-    /// Bubbles at their starting places (as the original app laid them out: a column, 50 points apart).
+    /// Where each bubble starts, its centre on the apps' 320 × 480 point board: a column down the middle, each bubble
+    /// (50, 100 and 150 points across) whole inside the board and clear of the others. (The original app's column at
+    /// x 50, 50 points apart, put the first bubble half above the board and the third past its left edge.)
+    public static let startingPlaces: [(x: Float, y: Float)] = [(160, 80), (160, 200), (160, 360)]
+
+    /// Bubbles at their starting places.
     public init() {
-        bubbles = (0..<Self.count).map { Bubble(holder: nil, x: 50, y: Float(50 * $0)) }
+        bubbles = Self.startingPlaces.map { Bubble(holder: nil, x: $0.x, y: $0.y) }
     }
 
     /// Whether `view` names a bubble.

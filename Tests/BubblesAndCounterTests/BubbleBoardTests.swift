@@ -14,7 +14,7 @@ struct BubbleBoardTests {
         let first = board.request(1, by: a)
         let second = board.request(1, by: b)
         let invalid = board.request(7, by: b)
-        #expect(first == BubbleState(view: 1, holder: a, x: 50, y: 50))
+        #expect(first == BubbleState(view: 1, holder: a, x: 160, y: 200))
         #expect(second == nil)
         #expect(invalid == nil)
         #expect(board.bubbles[1].holder == a)

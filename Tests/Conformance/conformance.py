@@ -144,6 +144,8 @@ PROTOCOL = b"Noise_XX_25519_ChaChaPoly_SHA256"
 PROLOGUE_LABEL = b"LanSession v3 prologue"
 DATAGRAM_LABEL = b"LanSession v3 datagrams"
 BUBBLES = 3
+# Where the bubbles start: their centres on the 320 x 480 point board (docs/control-protocol.md, "bubbles").
+START = [(160.0, 80.0), (160.0, 200.0), (160.0, 360.0)]
 
 # The datagram keys (section 9.4) come from the final chaining key, which noiseprotocol only has inside Split().
 _datagram_keys = {}
@@ -321,7 +323,7 @@ class Pair:
         self.gaps = []
         self.counts = {}  # the G-Counter as this peer knows it (others' entries)
         self.own_entries = []  # entries about this peer's own id received in counterState
-        self.board = [{"holder": 0, "x": 50.0, "y": 50.0 * i} for i in range(BUBBLES)]
+        self.board = [{"holder": 0, "x": x, "y": y} for x, y in START]
         self.pristine = True
         self.adopting = set()
         self.dg_seq = 0  # datagrams sent to the daemon, across links (section 5)

@@ -332,7 +332,9 @@ return { width: innerWidth, height: innerHeight, scroll: document.documentElemen
 
 def sizes(shots):
     """The layout at phone, tablet, laptop and large screens: no card overlaps another, nothing sticks out of its
-    card, the page never scrolls sideways, and the console stays clean."""
+    card, the page never scrolls sideways, the bubbles at their starting places lie inside the board, and the console
+    stays clean."""
+    mock("drop?view=0&x=160&y=80"); mock("drop?view=1&x=160&y=200"); mock("drop?view=2&x=160&y=360")
     d = browser()
     try:
         d.get(BASE + "/")
@@ -357,6 +359,10 @@ def sizes(shots):
                 cl, ct, cr, cb = cards[i]
                 if l < cl - 1 or r > cr + 1 or t < ct - 1 or bo > cb + 1:
                     problems.append(f"{name} sticks out of '{b['names'][i]}'")
+            bl, bt, br, bb = b["board"]
+            for view, (l, t, r, bo) in enumerate(b["bubbles"]):
+                if l < bl - 1 or r > br + 1 or t < bt - 1 or bo > bb + 1:
+                    problems.append(f"bubble {view} at rest lies outside the board")
             errors = [e["message"][:120] for e in d.get_log("browser") if e["level"] == "SEVERE"]
             problems += [f"console: {e}" for e in errors]
             check(not problems, f"{w}x{h} (viewport {b['width']}x{b['height']}): " + ("; ".join(problems[:4]) or "fits"))
@@ -370,7 +376,7 @@ def sizes(shots):
 def views(shots):
     """The page as people see it: a device circling a bubble, one being dragged here, a minute of samples."""
     for w, h, dark, name in [(1280, 800, False, "laptop"), (1280, 800, True, "dark"), (390, 844, False, "phone")]:
-        mock("drop?view=0&x=50&y=0"); mock("drop?view=1&x=50&y=50"); mock("drop?view=2&x=50&y=100")
+        mock("drop?view=0&x=160&y=80"); mock("drop?view=1&x=160&y=200"); mock("drop?view=2&x=160&y=360")
         d = browser(w, h, dark)
         try:
             d.get(BASE + "/")

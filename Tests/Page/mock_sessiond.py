@@ -35,7 +35,7 @@ SELF = {"peerID": "00aa11bb22cc33dd", "name": "ada-laptop", "fingerprint": "K7QF
 H2, H3, H4 = "a1b2c3d4e5f60718", "f0e1d2c3b4a59687", "1234abcd5678ef90"
 
 S = {
-    "bubbles": [{"view": v, "x": 50.0, "y": 50.0 * v} for v in range(3)],
+    "bubbles": [{"view": v, "x": x, "y": y} for v, (x, y) in enumerate([(160.0, 80.0), (160.0, 200.0), (160.0, 360.0)])],
     "counter": {"local": 3, "total": 7, "peers": {H2: {"name": "grace-thinkpad", "count": 4}}},
     "peers": [
         {"peerID": H2, "name": "grace-thinkpad", "state": "connected", "fingerprint": "P3LD-9QZA-77NE-XC2V", "trust": "paired",

@@ -243,7 +243,7 @@ def fragments_check(host, port, origin, cookie):
     ws = client.create_connection(f"ws://{host}:{port}/ws", header=[f"Origin: {origin}"], cookie=cookie, timeout=5)
     try:
         snapshot = json.loads(ws.recv())
-        where = {b["view"]: b for b in snapshot.get("bubbles", [])}.get(2, {"x": 50, "y": 100})
+        where = {b["view"]: b for b in snapshot.get("bubbles", [])}.get(2, {"x": 160, "y": 360})
         pickup = json.dumps({"op": "pickup", "view": 2}).encode()
         ws.send_frame(client.ABNF(fin=0, opcode=client.ABNF.OPCODE_TEXT, data=pickup[:9]))
         ws.send_frame(client.ABNF(fin=1, opcode=client.ABNF.OPCODE_PING, data=b"hi"))
@@ -297,7 +297,7 @@ def flood_check(host, port, origin, cookie, client, control, pages=20, moves=40_
             time.sleep(0.02)
     try:
         snapshot = json.loads(flooder.recv())
-        where = {b["view"]: b for b in snapshot.get("bubbles", [])}.get(1, {"x": 50, "y": 50})
+        where = {b["view"]: b for b in snapshot.get("bubbles", [])}.get(1, {"x": 160, "y": 200})
         flooder.send(json.dumps({"op": "pickup", "view": 1}))
         until(lambda: (lambda m: m.get("type") == "bubble" and m.get("view") == 1 and m.get("holder"))(
             json.loads(flooder.recv())), 5)

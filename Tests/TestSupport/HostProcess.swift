@@ -91,6 +91,11 @@ public final class HostProcess: @unchecked Sendable {
         child.stop()
     }
 
+    /// Sends SIGTERM and returns at once (``stop()`` reaps it).
+    public func terminate() {
+        child.signal(SIGTERM)
+    }
+
     private func append(_ object: [String: Any]) {
         lock.withLock {
             lines.append(object)

@@ -4,7 +4,9 @@
 export const BOARD_W = 320;
 export const BOARD_H = 480;
 export const VIEWS = [0, 1, 2];
-export const startBubbles = () => VIEWS.map((view) => ({ view, holder: '', x: 50, y: 50 * view }));
+// Where the bubbles start (BubbleBoard.startingPlaces): a column down the middle, each one whole inside the board.
+const START = [[160, 80], [160, 200], [160, 360]];
+export const startBubbles = () => VIEWS.map((view) => ({ view, holder: '', x: START[view][0], y: START[view][1] }));
 
 const side = (view) => 50 * (view + 1);
 const KEEP = 2000;

@@ -43,6 +43,33 @@ struct PageFeed: Sendable {
         }
     }
 
+    /// The messages an event of the daemon makes for the pages.
+    func changes(after event: DaemonEvent) async -> [PageMessage] {
+        switch event {
+        case .app(.move(let view, let x, let y, let peer)):
+            return [.bubble(BubbleResult(view: Int(view), holder: peer.description, x: Double(x), y: Double(y)))]
+        case .app(.drop(let view, let x, let y, _)):
+            return [.bubble(BubbleResult(view: Int(view), holder: nil, x: Double(x), y: Double(y)))]
+        case .app(.holder(let view, _)):
+            let bubbles = await bubbles()
+            return bubbles.indices.contains(Int(view)) ? [.bubble(bubbles[Int(view)])] : []
+        case .app(.counter):
+            return await counter().map { [.counter($0)] } ?? []
+        case .app(.layout):
+            return [.layout(await layout()), .peers(await peers())]
+        case .app:
+            return []
+        case .session(.pairingRequested), .session(.paired), .session(.pairingEnded), .session(.introduced),
+            .session(.unpaired):
+            return [.pairings(await pairings()), .peers(await peers())]
+        case .session(.peerConnected), .session(.peerLost), .session(.peerLeft), .session(.peerChanged),
+            .session(.linkChanged):
+            return [.peers(await peers())]
+        case .session:
+            return []
+        }
+    }
+
     /// Carries out what the page asked; nil when done, otherwise why not.
     func perform(_ operation: PageOperation) async -> String? {
         var request = ControlRequest(command: "")

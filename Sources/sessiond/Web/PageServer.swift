@@ -15,7 +15,7 @@ final class PageServer: Sendable {
 
     /// What a connection became.
     enum Accepted: Sendable {
-        case webSocket(WebSocketConnection)
+        case webSocket(WebSocketConnection, NIOLoopBound<PageWriter>)
         /// A WebSocket without the token, from another origin, or not to `/ws`: closed at once with 1008.
         case refusedWebSocket(WebSocketConnection)
         case http(HTTPConnection)
@@ -26,7 +26,7 @@ final class PageServer: Sendable {
     private let server: NIOAsyncChannel<EventLoopFuture<Accepted>, Never>
     private let token: PageToken
     private let hosts: PageHosts
-    private let feed: PageFeed
+    private let broadcast: PageBroadcast
     private let logger: Logger
 
     private init(
@@ -37,7 +37,7 @@ final class PageServer: Sendable {
         self.server = server
         self.token = token
         self.hosts = hosts
-        self.feed = feed
+        self.broadcast = PageBroadcast(feed: feed)
         self.logger = logger
     }
 
@@ -58,11 +58,13 @@ final class PageServer: Sendable {
                         shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                         upgradePipelineHandler: { channel, head in
                             channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(PageInboundBudget())
+                                let writer = PageWriter()
+                                try channel.pipeline.syncOperations.addHandlers(PageInboundBudget(), writer)
                                 let connection = try WebSocketConnection(wrappingChannelSynchronously: channel)
                                 let hosts = PageHosts(port: channel.localAddress?.port ?? port, boundHost: host)
                                 return Self.mayUpgrade(head, token: token, hosts: hosts)
-                                    ? .webSocket(connection) : .refusedWebSocket(connection)
+                                    ? .webSocket(connection, NIOLoopBound(writer, eventLoop: channel.eventLoop))
+                                    : .refusedWebSocket(connection)
                             }
                         })
                     let configuration = NIOTypedHTTPServerUpgradeConfiguration<Accepted>(
@@ -86,16 +88,20 @@ final class PageServer: Sendable {
 
     /// Serves connections until cancelled.
     func run() async {
-        do {
-            try await server.executeThenClose { inbound in
-                try await withThrowingDiscardingTaskGroup { group in
-                    for try await accepted in inbound {
-                        group.addTask { await self.serve(accepted) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.broadcast.run() }
+            do {
+                try await server.executeThenClose { inbound in
+                    try await withThrowingDiscardingTaskGroup { group in
+                        for try await accepted in inbound {
+                            group.addTask { await self.serve(accepted) }
+                        }
                     }
                 }
+            } catch {
+                logger.debug("the page's socket closed: \(error)")
             }
-        } catch {
-            logger.debug("the page's socket closed: \(error)")
+            group.cancelAll()
         }
     }
 
@@ -106,8 +112,9 @@ final class PageServer: Sendable {
     private func serve(_ accepted: EventLoopFuture<Accepted>) async {
         do {
             switch try await accepted.get() {
-            case .webSocket(let connection):
-                try await PageConnection(connection: connection, feed: feed, logger: logger).run()
+            case .webSocket(let connection, let writer):
+                try await PageConnection(connection: connection, writer: writer, broadcast: broadcast, logger: logger)
+                    .run()
             case .refusedWebSocket(let connection):
                 logger.debug("refused a page WebSocket: no token, another origin or host, or not /ws")
                 try await connection.executeThenClose { _, outbound in

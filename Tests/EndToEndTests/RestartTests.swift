@@ -1,0 +1,68 @@
+import Foundation
+import SessionControl
+import TestSupport
+import Testing
+
+/// A daemon stopped (TERM) and started again at once, over and over, as an upgrade or an operator does: its peers heard
+/// its bye, and the new process has the same device, name and port.
+@Suite(
+    "quick restarts on test hosts", .serialized,
+    .disabled(if: TestLab.unavailableReason != nil, Comment(rawValue: TestLab.unavailableReason ?? ""))
+)
+struct RestartTests {
+    /// Restarts in a row; each must reconnect within `deadline`.
+    static let restarts = Int(ProcessInfo.processInfo.environment["LANSESSION_RESTARTS"] ?? "") ?? 100
+    static let deadline = Duration.seconds(1)
+
+    /// The peers `host` sees connected, by id (none while its daemon does not answer).
+    func connected(_ cluster: Cluster, _ host: Int) -> Set<String> {
+        guard let control = try? cluster.control(host),
+            let peers = try? control.call(ControlRequest(command: "peers"), as: [PeerResult].self)
+        else { return [] }
+        return Set(peers.filter { $0.state == "connected" }.map(\.peerID))
+    }
+
+    @Test("TERM then start again within 0.2 s, many times: every restart reconnects both ways within a second")
+    func quickRestarts() async throws {
+        let hosts = Int(ProcessInfo.processInfo.environment["LANSESSION_RESTART_HOSTS"] ?? "") ?? 3
+        let cluster = try Cluster(hosts: hosts)
+        let page = ["--http", "127.0.0.1:8080"]
+        for host in 1...hosts { try cluster.start(host, extra: page) }
+        #expect(
+            await waitUntil(.seconds(10), every: .milliseconds(20)) {
+                (1...hosts).allSatisfy { connected(cluster, $0).count == hosts - 1 }
+            }, "the first start meshes")
+        let ids = Dictionary(uniqueKeysWithValues: try (1...hosts).map { ($0, try cluster.peerID($0)) })
+        let others = Set((2...hosts).map { ids[$0]! })
+        var times: [Duration] = []
+        var late: [String] = []
+        for round in 1...Self.restarts {
+            // TERM, and the new process started before the old one may have ended (an operator's `restart`, or
+            // systemd's with a quick stop): its bye, its exit and avahi's goodbye are in flight meanwhile.
+            let old = cluster.daemons[1]
+            old?.terminate()
+            let pause = [200, 50, 100, 150][round % 4]
+            try await Task.sleep(for: .milliseconds(pause))
+            let started = ContinuousClock.now
+            try cluster.start(1, extra: page)
+            old?.stop()
+            let joined = await waitUntil(.seconds(15), every: .milliseconds(10)) {
+                connected(cluster, 1) == others && (2...hosts).allSatisfy { connected(cluster, $0).contains(ids[1]!) }
+            }
+            let took = ContinuousClock.now - started
+            times.append(took)
+            if !joined || took > Self.deadline {
+                let seen = (2...hosts).map { "h\($0) sees h1 \(cluster.state(of: ids[1]!, in: $0) ?? "nothing")" }
+                late.append(
+                    "round \(round) (started \(pause) ms after TERM): \(joined ? "\(took)" : "not within 15 s"); "
+                        + "h1 sees \(connected(cluster, 1).count) of \(hosts - 1) connected, "
+                        + seen.joined(separator: ", "))
+            }
+        }
+        let sorted = times.sorted()
+        print(
+            "measured: \(Self.restarts) quick restarts reconnected in p50 \(sorted[sorted.count / 2]), "
+                + "max \(sorted.last!)")
+        #expect(late.isEmpty, "\(late.count) of \(Self.restarts) restarts late:\n\(late.joined(separator: "\n"))")
+    }
+}
