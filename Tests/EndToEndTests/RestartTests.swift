@@ -22,17 +22,47 @@ struct RestartTests {
         return Set(peers.filter { $0.state == "connected" }.map(\.peerID))
     }
 
+    /// Keeps a page's WebSocket open, reading, reconnecting 100 ms after it closes, for argv[2] seconds.
+    static let openPage = """
+        import re, socket, sys, time, base64, os
+        host, port, token = re.match(r"http://([^:/]+):(\\d+)/\\?token=(.*)", sys.argv[1]).groups()
+        end = time.monotonic() + float(sys.argv[2])
+        while time.monotonic() < end:
+            try:
+                s = socket.create_connection((host, int(port)), timeout=1)
+                key = base64.b64encode(os.urandom(16)).decode()
+                s.sendall((f"GET /ws HTTP/1.1\\r\\nHost: {host}:{port}\\r\\nOrigin: http://{host}:{port}\\r\\n"
+                           f"Cookie: lansession-page={token}\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
+                           f"Sec-WebSocket-Key: {key}\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n").encode())
+                s.settimeout(None)
+                while s.recv(65536):
+                    pass
+            except OSError:
+                pass
+            time.sleep(0.1)
+        """
+
     @Test("TERM then start again within 0.2 s, many times: every restart reconnects both ways within a second")
     func quickRestarts() async throws {
         let hosts = Int(ProcessInfo.processInfo.environment["LANSESSION_RESTART_HOSTS"] ?? "") ?? 3
         let cluster = try Cluster(hosts: hosts)
-        let page = ["--http", "127.0.0.1:8080"]
+        let page =
+            ["--http", "127.0.0.1:8080"]
+            + (ProcessInfo.processInfo.environment["LANSESSION_RESTART_LOGS"] == "1" ? ["--log-level", "debug"] : [])
         for host in 1...hosts { try cluster.start(host, extra: page) }
         #expect(
             await waitUntil(.seconds(10), every: .milliseconds(20)) {
                 (1...hosts).allSatisfy { connected(cluster, $0).count == hosts - 1 }
             }, "the first start meshes")
         let ids = Dictionary(uniqueKeysWithValues: try (1...hosts).map { ($0, try cluster.peerID($0)) })
+        // A page open on host 1 all along, as a browser keeps it: it reconnects 100 ms after each restart.
+        var openPage: HostProcess?
+        if ProcessInfo.processInfo.environment["LANSESSION_RESTART_PAGE"] == "1",
+            let web = try cluster.client(1, ["web"]) as? [String: Any], let url = web["url"] as? String
+        {
+            openPage = try cluster.lab.spawn(1, ["python3", "-c", Self.openPage, url, "600"])
+        }
+        defer { openPage?.stop() }
         let others = Set((2...hosts).map { ids[$0]! })
         var times: [Duration] = []
         var late: [String] = []
@@ -57,6 +87,14 @@ struct RestartTests {
                     "round \(round) (started \(pause) ms after TERM): \(joined ? "\(took)" : "not within 15 s"); "
                         + "h1 sees \(connected(cluster, 1).count) of \(hosts - 1) connected, "
                         + seen.joined(separator: ", "))
+                if ProcessInfo.processInfo.environment["LANSESSION_RESTART_LOGS"] == "1" {
+                    // Stopped here, with every daemon's log (run with --log-level debug to see the dials).
+                    for host in 1...hosts {
+                        cluster.daemons[host]?.stop()
+                        print("--- h\(host)'s log:\n" + (cluster.daemons[host]?.stderr ?? ""))
+                    }
+                    break
+                }
             }
         }
         let sorted = times.sorted()

@@ -3,7 +3,7 @@
 # pushed file (iperf3, a raw copy, scp; unsealed and sealed), messages and increments (plain SwiftNIO TCP), the page
 # (latency and CPU), a join, and meshes of 3 and 32 test hosts with Avahi and of 64 with --static. One JSON object a
 # line, each with the "bench" that made it; without --json, a table of the main figures at the end. Run by
-# `scripts/bench all`; needs root (test hosts). Takes about 13 minutes.
+# `scripts/bench all`; needs root (test hosts). Takes about 15 minutes.
 #   all-bench.sh [--json]
 set -euo pipefail
 
@@ -42,12 +42,13 @@ for line in sys.stdin:
 ' "$name" "$*" >>"$out" || failed+=("$name $*")
 }
 
-run net --rounds 3 --seconds 2
+run net --rounds 3 --count 10000
 run push --insecure
 run push
 run throughput
 run join --trials 5
 run web --drags 50 --cpu-seconds 20
+run pages
 run mesh 3
 run mesh 32
 run mesh 64 --static

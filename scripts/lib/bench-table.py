@@ -26,24 +26,35 @@ def main():
         table.append((figure, value, anchor, "" if ratio is None else f"{ratio:.2f}×", goal,
                       "" if met is None else ("yes" if met else "no")))
 
-    # Round trips between two test hosts (scripts/bench net).
-    net = {row["row"]: row for row in rows if row.get("bench") == "net" and row.get("metric") == "round_trip_us"}
-    if "sessiond-reliable" in net and "sockperf-tcp" in net:
-        ours, tcp = net["sessiond-reliable"], net["sockperf-tcp"]
-        add("round trip, reliable, p50", f"{ours['p50']:.1f} µs", f"sockperf TCP {tcp['p50']:.1f} µs",
-            ours["p50"] / tcp["p50"], "≤ 1.05×", ours["p50"] / tcp["p50"] <= 1.05)
-        add("round trip, reliable, p99", f"{ours['p99']:.1f} µs", f"sockperf TCP {tcp['p99']:.1f} µs",
-            ours["p99"] / tcp["p99"], "≤ 1.1×", ours["p99"] / tcp["p99"] <= 1.1)
-    if "sessiond-unreliable" in net and "sockperf-udp" in net:
-        ours, udp = net["sessiond-unreliable"], net["sockperf-udp"]
-        add("round trip, unreliable, p50", f"{ours['p50']:.1f} µs", f"sockperf UDP {udp['p50']:.1f} µs",
-            ours["p50"] / udp["p50"], "≤ 1.05×", ours["p50"] / udp["p50"] <= 1.05)
-    if "increment-to-watch" in net:
-        ours = net["increment-to-watch"]
-        anchor = net.get("sessiond-reliable")
-        add("increment → another host's watch, p50", f"{ours['p50']:.0f} µs",
-            f"reliable round trip {anchor['p50']:.1f} µs" if anchor else "",
-            ours["p50"] / anchor["p50"] if anchor else None, "≤ 100 µs", ours["p50"] <= 100)
+    # Round trips between two test hosts (scripts/bench net), in each placement of the ends (split: two CPUs; same:
+    # one CPU).
+    nets = [row for row in rows if row.get("bench") == "net" and row.get("metric") == "round_trip_us"]
+    for where in dict.fromkeys(row.get("placement", "split") for row in nets):
+        net = {row["row"]: row for row in nets if row.get("placement", "split") == where}
+        if "sessiond-reliable" in net and "sockperf-tcp" in net:
+            ours, tcp = net["sessiond-reliable"], net["sockperf-tcp"]
+            add(f"round trip, reliable, p50 ({where})", f"{ours['p50']:.1f} µs", f"sockperf TCP {tcp['p50']:.1f} µs",
+                ours["p50"] / tcp["p50"], "≤ 1.05×", ours["p50"] / tcp["p50"] <= 1.05)
+            if "enet-reliable" in net:
+                enet = net["enet-reliable"]
+                add(f"round trip, reliable, p50 ({where})", f"{ours['p50']:.1f} µs",
+                    f"ENet reliable {enet['p50']:.1f} µs", ours["p50"] / enet["p50"], "≤ 1.0×",
+                    ours["p50"] / enet["p50"] <= 1.0)
+            add(f"round trip, reliable, p99 ({where})", f"{ours['p99']:.1f} µs", f"sockperf TCP {tcp['p99']:.1f} µs",
+                ours["p99"] / tcp["p99"], "≤ 1.1×", ours["p99"] / tcp["p99"] <= 1.1)
+        if "sessiond-reliable" in net and "sessiond-reliable-insecure" in net:
+            sealed, plain = net["sessiond-reliable"]["p50"], net["sessiond-reliable-insecure"]["p50"]
+            add(f"round trip, reliable, p50, sealed over --insecure ({where})", f"{sealed - plain:+.1f} µs",
+                f"--insecure {plain:.1f} µs", sealed / plain, "≤ +3 µs", sealed - plain <= 3)
+        if "sessiond-unreliable" in net and "sockperf-udp" in net:
+            ours, udp = net["sessiond-unreliable"], net["sockperf-udp"]
+            add(f"round trip, unreliable, p50 ({where})", f"{ours['p50']:.1f} µs", f"sockperf UDP {udp['p50']:.1f} µs",
+                ours["p50"] / udp["p50"], "≤ 1.05×", ours["p50"] / udp["p50"] <= 1.05)
+        if "increment-to-watch" in net and "sessiond-reliable" in net:
+            ours, anchor = net["increment-to-watch"], net["sessiond-reliable"]
+            add(f"increment → another host's watch, p50 ({where})", f"{ours['p50']:.0f} µs",
+                f"reliable round trip {anchor['p50']:.1f} µs", ours["p50"] / anchor["p50"], "≤ 1.5×",
+                ours["p50"] / anchor["p50"] <= 1.5)
 
     # A file pushed between two test hosts (scripts/bench push), unsealed and sealed.
     for arguments, label, goal in (("--insecure", "unsealed", 0.7), ("", "sealed", 0.5)):
@@ -103,6 +114,21 @@ def main():
             add(f"daemon CPU, drag at {cpu['rate_hz']:g} Hz, {name}", f"+{more:.2f} %",
                 f"page idle {daemon['page_idle_pct']} %, none {daemon['no_page_pct']} %", goal="≤ +2 %",
                 met=more <= 2)
+
+    # Open pages (scripts/bench pages): the busiest row beside one page alone.
+    alone = find("pages", event="pages", pages=1, flood=False)
+    busiest = max((row for row in rows if row.get("bench") == "pages" and row.get("flood")),
+                  key=lambda row: row["pages"], default=None)
+    if alone and busiest:
+        n = busiest["pages"]
+        add(f"{n} pages open, one flooding: status p99", f"{busiest['statusP99Ms']:.1f} ms",
+            f"one page alone {alone['statusP99Ms']:.1f} ms", goal="≤ 100 ms", met=busiest["statusP99Ms"] <= 100)
+        add(f"{n} pages open, one flooding: their 60 Hz drag p99", f"{busiest['moveP99Ms']:.1f} ms",
+            f"one page alone {alone['moveP99Ms']:.1f} ms", goal="≤ 50 ms", met=busiest["moveP99Ms"] <= 50)
+        grown = busiest["rssAfterKB"] / alone["rssBeforeKB"] - 1
+        add(f"daemon RSS after {n} pages closed", f"{busiest['rssAfterKB'] // 1024} MB",
+            f"before any page {alone['rssBeforeKB'] // 1024} MB", ratio=busiest["rssAfterKB"] / alone["rssBeforeKB"],
+            goal="within 20 %", met=grown <= 0.2)
 
     # Meshes of test hosts (scripts/bench mesh).
     for arguments in sorted({row["arguments"] for row in rows if row.get("bench") == "mesh"},
