@@ -100,13 +100,21 @@ final class PageBroadcast: Sendable {
         outbox.finish()
     }
 
-    /// Encodes what waits once and hands it to every page on its loop; then waits out the interval.
+    /// Encodes what waits once and hands it to every page on its loop. Updates that come within the interval of the
+    /// last delivery wait out the rest of it, and whatever else came meanwhile goes with them; a drag at 60 Hz never
+    /// waits (nor sets a timer).
     private func deliver() async {
         let clock = ContinuousClock()
-        while let updates = await outbox.next() {
-            let delivered = clock.now
+        let encoder = JSONEncoder()
+        var last: ContinuousClock.Instant?
+        while var updates = await outbox.next() {
+            if let last, clock.now < last + Self.interval {
+                try? await clock.sleep(until: last + Self.interval)
+                updates = outbox.merge(updates)
+            }
+            last = clock.now
             let frames = updates.compactMap { update in
-                Self.encode(update.message).map { (text: $0, update: update) }
+                (try? encoder.encode(update.message)).map { (text: ByteBuffer(bytes: $0), update: update) }
             }
             let byLoop = Dictionary(grouping: open) { ObjectIdentifier($0.writer.eventLoop) }
             for pages in byLoop.values {
@@ -125,7 +133,6 @@ final class PageBroadcast: Sendable {
                     }
                 }
             }
-            try? await clock.sleep(until: delivered + Self.interval)
         }
     }
 

@@ -46,6 +46,17 @@ final class PageOutbox: Sendable {
         }
     }
 
+    /// `updates` (taken earlier) with what was posted since in place of theirs, in the order each thing first
+    /// changed; the queue is then empty.
+    func merge(_ updates: [Update]) -> [Update] {
+        state.withLock { state in
+            guard !state.queue.isEmpty else { return updates }
+            var merged = PageQueue<Update>()
+            for update in updates + state.queue.take() { merged.put(update, as: update.message.kind) }
+            return merged.take()
+        }
+    }
+
     /// No more updates: a waiting reader gets nil, and what waits is let go.
     func finish() {
         let waiter = state.withLock { state -> CheckedContinuation<[Update]?, Never>? in
