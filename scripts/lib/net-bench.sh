@@ -158,7 +158,7 @@ r = json.loads(sys.stdin.read()); print(sys.argv[1], sys.argv[2], r["p50_us"], r
 e2e_row() {
     local sockets=()
     for i in 1 2; do sockets+=("/proc/$("$root/scripts/testnet" pid "$lab" "$i")/root/run/lansession/sessiond.sock"); done
-    python3 "$root/scripts/lib/e2e-increment.py" "$1" "${sockets[@]}" $((count / 10)) | sed "s/^\([^ ]*\) /\1 $where /"
+    taskset -c "$cpu1" python3 "$root/scripts/lib/e2e-increment.py" "$1" "${sockets[@]}" $((count / 10)) | sed "s/^\([^ ]*\) /\1 $where /"
 }
 
 for round in $(seq "$rounds"); do

@@ -5,7 +5,7 @@
 # socket takes them. Per row: the move latency the N pages see (drag page's write to each page's read), what share of
 # the moves they saw, `status` on the control socket every 20 ms, the daemon's CPU, and its RSS before the pages
 # opened, at their peak and 3 s after they closed. The first row (one page, no flood) is the baseline. Run by
-# `scripts/bench pages`; needs no root.
+# `scripts/bench pages`; needs no root. The daemon runs on CPU 0 and the pages on CPU 1 (taskset), in every row.
 #   page-bench.sh [--json] [--seconds S] [--pages N,N,...]
 set -euo pipefail
 
@@ -54,7 +54,11 @@ cleanup() {
 trap cleanup EXIT
 # Two hundred pages and the benchmark's own sockets.
 ulimit -n 4096
-"$bin/sessiond" --no-discovery --listen 127.0.0.1 --port 0 --http 127.0.0.1:0 --admission open --name page-bench \
+# Every row pinned the same way, the baseline too: the daemon on CPU 0, the benchmark's pages on CPU 1 (on a
+# one-CPU machine, both on CPU 0).
+bench_cpu=1
+[[ $(nproc) -ge 2 ]] || bench_cpu=0
+taskset -c 0 "$bin/sessiond" --no-discovery --listen 127.0.0.1 --port 0 --http 127.0.0.1:0 --admission open --name page-bench \
     --state-dir "$work/state" --control "$work/sessiond.sock" --log-level warning 2>"$work/sessiond.log" &
 daemon=$!
 url=""
@@ -63,4 +67,4 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 [[ -n $url ]] || { cat "$work/sessiond.log" >&2; echo "bench pages: sessiond did not start" >&2; exit 1; }
-"$bench_bin/page-bench" --url "$url" --control "$work/sessiond.sock" --pid "$daemon" ${args[@]+"${args[@]}"}
+taskset -c "$bench_cpu" "$bench_bin/page-bench" --url "$url" --control "$work/sessiond.sock" --pid "$daemon" ${args[@]+"${args[@]}"}

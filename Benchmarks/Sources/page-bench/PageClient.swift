@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -12,17 +13,14 @@ enum PageClient {
         var port: Int
         var token: String
 
+        /// From `http://HOST:PORT/?token=TOKEN`.
         init?(url: String) {
-            // http://HOST:PORT/?token=TOKEN
-            guard url.hasPrefix("http://"), let slash = url.dropFirst(7).firstIndex(of: "/"),
-                let tokenStart = url.range(of: "token=")
+            guard let parts = URLComponents(string: url), parts.scheme == "http", let host = parts.host,
+                let port = parts.port, let token = parts.queryItems?.first(where: { $0.name == "token" })?.value
             else { return nil }
-            let authority = url[url.index(url.startIndex, offsetBy: 7)..<slash]
-            guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...])
-            else { return nil }
-            host = String(authority[..<colon])
+            self.host = host
             self.port = port
-            token = String(url[tokenStart.upperBound...])
+            self.token = token
         }
     }
 

@@ -51,16 +51,11 @@ final class PageReader: ChannelInboundHandler, Sendable {
         return nil
     }
 
+    /// The JSON number right after `key`.
     private static func number(after key: String, in bytes: [UInt8]) -> Double? {
-        guard var index = find(Array(key.utf8), in: bytes) else { return nil }
-        var text = ""
-        while index < bytes.count, let scalar = Optional(Character(UnicodeScalar(bytes[index]))),
-            "0123456789.-+eE".contains(scalar)
-        {
-            text.append(scalar)
-            index += 1
-        }
-        return Double(text)
+        guard let start = find(Array(key.utf8), in: bytes) else { return nil }
+        let digits = bytes[start...].prefix { "0123456789.-+eE".utf8.contains($0) }
+        return Double(String(decoding: digits, as: UTF8.self))
     }
 }
 

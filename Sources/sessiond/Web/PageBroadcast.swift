@@ -63,6 +63,7 @@ final class PageBroadcast: Sendable {
     }
 
     private var open: [Page] { pages.withLock { Array($0.open.values) } }
+    private var anyOpen: Bool { pages.withLock { !$0.open.isEmpty } }
 
     /// Reads the daemon's events and delivers them until the events end or the task is cancelled.
     func run() async {
@@ -80,11 +81,10 @@ final class PageBroadcast: Sendable {
     private func read() async {
         let me = feed.dispatcher.session.peerID
         for await event in feed.hub.subscribe() {
-            let pages = open
-            guard !pages.isEmpty else { continue }
+            guard anyOpen else { continue }
             if case .app(.holder(let view, let holder)) = event {
                 // A pick-up of a page answered: a move of it that waited for the answer goes now.
-                for page in pages {
+                for page in open {
                     guard let move = page.drags.holder(of: view, isThisDevice: holder.map { $0 == me }) else {
                         continue
                     }
@@ -139,7 +139,7 @@ final class PageBroadcast: Sendable {
     /// The round trip of every link, once a second, while a page is open and a peer connected.
     private func measure() async {
         while (try? await Task.sleep(for: Self.roundTripInterval)) != nil {
-            guard !open.isEmpty else { continue }
+            guard anyOpen else { continue }
             let samples = await feed.roundTrips()
             guard !samples.isEmpty else { continue }
             outbox.post(
