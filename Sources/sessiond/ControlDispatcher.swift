@@ -319,10 +319,17 @@ struct ControlDispatcher: Sendable {
         case .data(let id, let bytes, let reliable):
             result = EventResult(event: "data")
             result.peerID = id.description
+            let bytes = Array(bytes.readableBytesView)
             result.data = Data(bytes).base64EncodedString()
             result.text = String(validating: bytes, as: UTF8.self)
             result.count = UInt64(bytes.count)
             result.channel = reliable ? "reliable" : "unreliable"
+        case .messages(let batch):
+            // The daemon reads its session's messages one by one (as `data`); a batch is only counted.
+            result = EventResult(event: "messages")
+            result.peerID = batch.from.description
+            result.count = UInt64(batch.count)
+            result.channel = batch.reliable ? "reliable" : "unreliable"
         case .streamOpened(let stream):
             result = EventResult(event: "streamOpened")
             result.peerID = stream.peer.description

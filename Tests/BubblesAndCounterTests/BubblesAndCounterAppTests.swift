@@ -164,7 +164,11 @@ struct BubblesAndCounterAppTests {
         #expect(try await waitUntil(.seconds(10)) { try await a.counter()[PeerID(2)] == 1_200 })
         let data = {
             eventsA.events.compactMap { event -> [UInt8]? in
-                if case .data(from: PeerID(2), let bytes, reliable: true) = event { bytes } else { nil }
+                if case .data(from: PeerID(2), let bytes, reliable: true) = event {
+                    Array(bytes.readableBytesView)
+                } else {
+                    nil
+                }
             }
         }
         #expect(await eventsA.wait { _ in data().count >= 6 })

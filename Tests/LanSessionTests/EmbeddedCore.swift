@@ -25,7 +25,7 @@ struct EmbeddedCore {
             configuration: configuration,
             trusted: TrustedDevices(identity: configuration.identity, sessionName: configuration.sessionName),
             loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),
-            events: EventFanout(missed: SessionEvent.eventsMissed))
+            events: EventFanout(missed: SessionEvent.eventsMissed, split: SessionEvent.split))
         try core.add(recorder)
         core.runState = .running
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import Synchronization
 import TestSupport
 import Testing
@@ -27,7 +28,7 @@ struct PayloadTests {
     }
 
     func payloads(_ events: [SessionEvent]) -> [[UInt8]] {
-        events.compactMap { if case .data(_, let bytes, true) = $0 { bytes } else { nil } }
+        events.compactMap { if case .data(_, let bytes, true) = $0 { Array(bytes.readableBytesView) } else { nil } }
     }
 
     func file(size: Int, seed: UInt64) throws -> (path: String, sha256: String) {
@@ -123,7 +124,7 @@ struct PayloadTests {
         var after: [SessionEvent] = []
         while after.count < 20, let event = await iterator.next() {
             after.append(event)
-            if case .data(_, [200], _) = event { break }
+            if case .data(_, let bytes, _) = event, Array(bytes.readableBytesView) == [200] { break }
         }
         #expect(after.first == .eventsMissed(40), "told of the 40 it missed, before anything newer: \(after)")
         #expect(payloads(after) == [[200]])

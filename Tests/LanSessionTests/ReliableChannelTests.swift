@@ -96,7 +96,9 @@ struct ReliableChannelTests {
         _ = try! channel.send(.data([3]), as: .payload)  // the link went: kept, never written
         _ = try! channel.send(.counterIncrement(count: 2), as: .state)
         let (unsent, inDoubt) = channel.peerRestarted()
-        #expect(unsent == [.data([3])], "state is sent again by its application; data never written is carried")
+        #expect(
+            unsent.map { Array($0.readableBytesView) } == [[3]],
+            "state is sent again by its application; data never written is carried")
         #expect(inDoubt == 1, "data [2] was written and not acknowledged")
         #expect(channel.nextSequence == 1 && channel.written == 0)
     }

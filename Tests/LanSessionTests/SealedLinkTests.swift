@@ -151,6 +151,52 @@ struct SealedLinkTests {
         #expect(kinds.contains(.resume))  // the leader's activation travels sealed
     }
 
+    @Test("data messages reach the subscriber in one batch per read; a slice held stays right as records are opened")
+    func dataSlices() async throws {
+        let (embedded, channel) = try acceptedLink()
+        let batches = embedded.core.events.fanout.subscribe(bufferSize: 64, splitting: false)
+        let each = embedded.core.events.fanout.subscribe(bufferSize: 64, splitting: true)
+        var peer = Peer()
+        let second = try begin(&peer, embedded, channel, secret: secretBytes)
+        let (_, third) = try peer.finish(second)
+        try channel.writeInbound(
+            ByteBuffer(
+                bytes: third
+                    + (try peer.seal([.invitation(Invitation()), .resume(Resume(received: 0, nextSequence: 1))]))))
+        #expect(embedded.info(peer.identity.peerID)?.state == .connected)
+        // Four messages, their frames cut across three records, in three reads: the second message spans records.
+        let payloads: [[UInt8]] = [
+            Array(repeating: 1, count: 100), Array(repeating: 2, count: 5_000), Array(repeating: 3, count: 7),
+            Array(repeating: 4, count: 2_000),
+        ]
+        var frames: [UInt8] = []
+        for payload in payloads { frames += try StreamFraming.encode(.data(payload)) }
+        var sealer = try #require(peer.sealer)
+        for range in [0..<1_000, 1_000..<5_200, 5_200..<frames.count] {
+            var record: [UInt8] = []
+            try frames[range].withUnsafeBytes { try sealer.seal($0, into: &record) }
+            try channel.writeInbound(ByteBuffer(bytes: record))
+        }
+        peer.sealer = sealer
+        embedded.core.events.fanout.finish()  // what was yielded stays to be read; the streams end after it
+        var received: [ReceivedMessages] = []
+        for await event in batches {
+            if case .messages(let batch) = event { received.append(batch) }
+        }
+        // Frames end at bytes 103, 5,108, 5,118 and 7,121: the reads (records) end at 1,000, 5,200 and 7,121.
+        #expect(received.map(\.count) == [1, 2, 1], "one batch per read")
+        #expect(received.allSatisfy { $0.from == peer.identity.peerID && $0.reliable })
+        let digest = { (messages: [[UInt8]]) in
+            messages.map { "\($0.count)×\($0.first ?? 0)/\($0.reduce(0) { $0 &+ Int($1) })" }
+        }
+        #expect(digest(received.flatMap(\.messages).map { Array($0.readableBytesView) }) == digest(payloads))
+        var one: [[UInt8]] = []
+        for await event in each {
+            if case .data(_, let bytes, true) = event { one.append(Array(bytes.readableBytesView)) }
+        }
+        #expect(digest(one) == digest(payloads), "one event per message for a subscriber that takes them so")
+    }
+
     @Test("a wrong secret: message 3 fails, the link closes, nothing of the peer is kept")
     func wrongSecret() throws {
         let (embedded, channel) = try acceptedLink()

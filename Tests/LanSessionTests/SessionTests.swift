@@ -18,8 +18,8 @@ func number(_ index: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(index).littleE
 /// The numbers of the reliable data messages `peer` sent, in the order they arrived.
 func numbers(in events: [SessionEvent], from peer: PeerID) -> [Int] {
     events.compactMap { event in
-        guard case .data(peer, let bytes, true) = event, bytes.count == 4 else { return nil }
-        return Int(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian)
+        guard case .data(peer, let bytes, true) = event, bytes.readableBytes == 4 else { return nil }
+        return Int(bytes.getInteger(at: bytes.readerIndex, endianness: .little, as: UInt32.self)!)
     }
 }
 
@@ -140,7 +140,10 @@ struct SessionTests {
         #expect(try await waitUntil { try await a.peers().first?.unreliable == .fallback })
         try await a.send([7, 8], mode: .unreliable)
         // It arrives on the reliable link, and says so.
-        #expect(await eventsB.wait { $0.contains(.data(from: PeerID(1), bytes: [7, 8], reliable: true)) })
+        #expect(
+            await eventsB.wait {
+                $0.contains(.data(from: PeerID(1), bytes: ByteBuffer(bytes: [7, 8]), reliable: true))
+            })
         await stopAll([a, b])
     }
 

@@ -14,6 +14,7 @@ struct StreamMultiplexerTests {
     /// sets.
     final class FakeSession: StreamMultiplexerDelegate {
         var sent: [(message: Message, peer: PeerID)] = []
+        var sentData: [(payload: [UInt8], peer: PeerID)] = []
         var room = true
         var unacknowledged = 0
         var events: [SessionEvent] = []
@@ -23,6 +24,11 @@ struct StreamMultiplexerTests {
         func sendSequenced(_ message: Message, to peer: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
             guard room else { return false }
             sendSequenced(message, to: peer)
+            return true
+        }
+        func sendData(_ payload: ByteBuffer, to peer: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
+            guard room else { return false }
+            sentData.append((Array(payload.readableBytesView), peer))
             return true
         }
         func unacknowledgedBytes(to peer: PeerID) -> Int { unacknowledged }
@@ -48,14 +54,14 @@ struct StreamMultiplexerTests {
     func dataWaitsForRoom() throws {
         let session = FakeSession()
         let multiplexer = multiplexer(session)
-        #expect(multiplexer.sendData(.data([1]), to: peer) == nil, "room: sent at once")
+        #expect(multiplexer.sendData(ByteBuffer(bytes: [1]), to: peer) == nil, "room: sent at once")
         session.room = false
-        let waiting = try #require(multiplexer.sendData(.data([2]), to: peer))
+        let waiting = try #require(multiplexer.sendData(ByteBuffer(bytes: [2]), to: peer))
         session.room = true
-        #expect(multiplexer.sendData(.data([3]), to: peer) != nil, "behind what waits, even with room")
-        #expect(session.sent.map(\.message) == [.data([1])])
+        #expect(multiplexer.sendData(ByteBuffer(bytes: [3]), to: peer) != nil, "behind what waits, even with room")
+        #expect(session.sentData.map(\.payload) == [[1]])
         multiplexer.roomFreed(for: peer)
-        #expect(session.sent.map(\.message) == [.data([1]), .data([2]), .data([3])])
+        #expect(session.sentData.map(\.payload) == [[1], [2], [3]])
         try waiting.wait()
     }
 
@@ -91,7 +97,7 @@ struct StreamMultiplexerTests {
         let session = FakeSession()
         let multiplexer = multiplexer(session)
         session.room = false
-        let waiting = multiplexer.sendData(.data([1]), to: peer)
+        let waiting = multiplexer.sendData(ByteBuffer(bytes: [1]), to: peer)
         let opened = multiplexer.open(to: peer, kind: .bytes, name: "s", size: 0, resumeKey: [])
         multiplexer.peerGone(peer, reason: "it left")
         #expect(throws: SessionError.self) { try waiting?.wait() }

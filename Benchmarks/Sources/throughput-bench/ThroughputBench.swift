@@ -4,6 +4,7 @@ import LanSession
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// Throughput over one reliable link between two LanSession sessions on 127.0.0.1 (encrypted, as every session runs;
 /// increments also over `--insecure` links, to show what encryption costs), next to plain SwiftNIO TCP moving the
@@ -20,6 +21,8 @@ struct ThroughputBench {
     static let usage = "usage: throughput-bench [--json] [--increments N] [--messages N]"
     /// Calls outstanding at once.
     static let inFlight = 64
+    /// Messages per `send(contentsOf:)`.
+    static let batch = 16
     /// Bytes of a counter increment on the wire (frame header, kind, sequence number and count), for the baseline.
     static let incrementFrameSize = 12
 
@@ -36,6 +39,9 @@ struct ThroughputBench {
         var size: Int
         var seconds: Double
         var baselineSeconds: Double
+        var sealed = true
+        var batch = 1
+        var delivery = DataDelivery.eachMessage
 
         var perSecond: Double { Double(count) / seconds }
         var baselinePerSecond: Double { Double(count) / baselineSeconds }
@@ -51,8 +57,16 @@ struct ThroughputBench {
             rows.append(try await increments(options.increments, group: group, sealed: false))
             for size in [1_024, Session.maxMessageSize] {
                 let count = size == 1_024 ? options.messages : max(1, options.messages / 16)
-                rows.append(try await messages(count, size: size, group: group))
+                for sealed in [false, true] {
+                    rows.append(
+                        try await messages(
+                            count, size: size, group: group, sealed: sealed, batch: batch, delivery: .batches))
+                }
             }
+            // The simple forms: one message per send and per event.
+            rows.append(
+                try await messages(
+                    options.messages, size: 1_024, group: group, sealed: true, batch: 1, delivery: .eachMessage))
             report(rows, json: options.json)
         } catch {
             FileHandle.standardError.write(Data("throughput-bench: \(error)\n".utf8))
@@ -162,36 +176,61 @@ struct ThroughputBench {
             seconds: time.seconds, baselineSeconds: rawTime.seconds)
     }
 
-    static func messages(_ count: Int, size: Int, group: MultiThreadedEventLoopGroup) async throws -> Row {
+    /// `count` data messages of `size` bytes from A to B: sent `batch` at a time with `send(contentsOf:)` (one
+    /// message per call when 1) by `inFlight` callers, read in batches (one event per read of the link) or one event
+    /// per message.
+    static func messages(
+        _ count: Int, size: Int, group: MultiThreadedEventLoopGroup, sealed: Bool, batch: Int, delivery: DataDelivery
+    ) async throws -> Row {
         let raw = try await RawSink.start(group: group, expecting: count * (size + 4))
         let rawStart = ContinuousClock.now
         try await raw.send(count: count, size: size, batch: max(1, inFlight * 1_024 / size))
         let rawTime = ContinuousClock.now - rawStart
         await raw.close()
 
-        let (a, b) = try await pair(group: group)
-        let events = b.subscribe(bufferSize: 1 << 20)
-        let message = [UInt8](repeating: 7, count: size)
+        let (a, b) = try await pair(group: group, sealed: sealed) { $0 }
+        let events = b.subscribe(bufferSize: 1 << 20, data: delivery)
+        let message = ByteBuffer(repeating: 7, count: size)
         let receiver = Task {
             var seen = 0
             for await event in events {
-                if case .data(_, let bytes, _) = event {
+                switch event {
+                case .messages(let messages):
+                    seen += messages.count
+                    precondition(messages.allSatisfy { $0.readableBytes == size })
+                case .data(_, let bytes, _):
                     seen += 1
-                    precondition(bytes.count == size)
-                    if seen == count { return }
+                    precondition(bytes.readableBytes == size)
+                default: continue
                 }
+                if seen == count { return }
             }
         }
         let start = ContinuousClock.now
         let peer = b.peerID
-        try await concurrently(count) { try await a.send(message, to: [peer]) }
+        let batches = (count + batch - 1) / batch
+        let batched = Array(repeating: message, count: batch)
+        if batch == 1 {
+            try await concurrently(count) { try await a.send(message, to: [peer]) }
+        } else {
+            // The last batch is cut so that exactly `count` messages go.
+            let last = count - (batches - 1) * batch
+            let counter = Counter()
+            try await concurrently(batches) {
+                let isLast = counter.next() == batches - 1
+                try await a.send(contentsOf: isLast ? Array(batched.prefix(last)) : batched, to: [peer])
+            }
+        }
         await receiver.value
         let time = ContinuousClock.now - start
         await b.stop()
         await a.stop()
+        var what = sealed ? "messages" : "messages, insecure"
+        if batch > 1 { what += ", \(batch)/send" }
+        if delivery == .eachMessage { what += ", 1/event" }
         return Row(
-            metric: "messages_per_second", what: "data messages", count: count, size: size, seconds: time.seconds,
-            baselineSeconds: rawTime.seconds)
+            metric: "messages_per_second", what: what, count: count, size: size, seconds: time.seconds,
+            baselineSeconds: rawTime.seconds, sealed: sealed, batch: batch, delivery: delivery)
     }
 
     static func report(_ rows: [Row], json: Bool) {
@@ -202,18 +241,21 @@ struct ThroughputBench {
                     "per_second": row.perSecond.rounded(), "megabytes_per_second": row.megabytesPerSecond,
                     "raw_tcp_per_second": row.baselinePerSecond.rounded(),
                     "ratio_to_raw": row.perSecond / row.baselinePerSecond,
+                    "sealed": row.sealed, "batch": row.batch, "delivery": row.delivery.rawValue,
                 ]
                 let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             }
             return
         }
-        print("one reliable link on 127.0.0.1, \(inFlight) callers; raw = plain SwiftNIO TCP, same frames")
         print(
-            "what".padding(toLength: 26, withPad: " ", startingAt: 0) + "    count      per second     MB/s"
+            "one reliable link on 127.0.0.1, \(inFlight) callers; raw = plain SwiftNIO TCP, same frames; messages read in batches"
+        )
+        print(
+            "what".padding(toLength: 44, withPad: " ", startingAt: 0) + "    count      per second     MB/s"
                 + "   raw TCP per second   ratio")
         for row in rows {
-            let what = "\(row.what), \(row.size) B".padding(toLength: 26, withPad: " ", startingAt: 0)
+            let what = "\(row.what), \(row.size) B".padding(toLength: 44, withPad: " ", startingAt: 0)
             print(
                 what
                     + String(
@@ -224,6 +266,18 @@ struct ThroughputBench {
             print(
                 "increments: raw TCP sends a frame each; the session sends the absolute count once per turn of its loop, "
                     + "so MB/s is of the increments, not of the wire")
+        }
+    }
+}
+
+/// Numbers the calls of ``ThroughputBench/concurrently(_:_:)`` across its callers.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+
+    func next() -> Int {
+        value.withLock { value in
+            defer { value += 1 }
+            return value
         }
     }
 }

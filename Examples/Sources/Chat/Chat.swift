@@ -75,7 +75,7 @@ struct Chat: AsyncParsableCommand {
             case .peerChanged(let id, .notConnected(let reason)) where names[id] != nil:
                 print("* \(names[id]!) is gone (\(reason))")
             case .data(let id, let bytes, _):
-                print("<\(names[id] ?? "\(id)")> \(String(decoding: bytes, as: UTF8.self))")
+                print("<\(names[id] ?? "\(id)")> \(String(decoding: bytes.readableBytesView, as: UTF8.self))")
             case .transfer(let progress):
                 switch progress.phase {
                 case .finished(let path?, _): print("* file from \(names[progress.peer] ?? "?"): \(path)")

@@ -14,11 +14,14 @@ public final class EventFanout<Event: Sendable>: Sendable {
     @usableFromInline
     struct Subscriber {
         @usableFromInline let continuation: AsyncStream<Event>.Continuation
+        /// Whether it takes the parts of an event that splits (see ``EventFanout/init(missed:split:)``) one by one.
+        @usableFromInline let splits: Bool
         @usableFromInline var missed = 0
 
         @usableFromInline
-        init(continuation: AsyncStream<Event>.Continuation) {
+        init(continuation: AsyncStream<Event>.Continuation, splits: Bool) {
             self.continuation = continuation
+            self.splits = splits
         }
     }
 
@@ -34,21 +37,25 @@ public final class EventFanout<Event: Sendable>: Sendable {
 
     @usableFromInline let state = Mutex(State())
     @usableFromInline let missed: @Sendable (Int) -> Event
+    @usableFromInline let split: (@Sendable (Event) -> [Event]?)?
 
-    /// Creates a fanout; `missed` makes the event that tells a subscriber how many events it missed.
-    public init(missed: @escaping @Sendable (Int) -> Event) {
+    /// Creates a fanout; `missed` makes the event that tells a subscriber how many events it missed. `split` makes
+    /// the parts of an event that is a batch (nil for any other), for subscribers that take them one by one.
+    public init(missed: @escaping @Sendable (Int) -> Event, split: (@Sendable (Event) -> [Event]?)? = nil) {
         self.missed = missed
+        self.split = split
     }
 
-    /// A new stream of every event from now on, holding at most `bufferSize` unread events.
-    public func subscribe(bufferSize: Int) -> AsyncStream<Event> {
+    /// A new stream of every event from now on, holding at most `bufferSize` unread events; with `splitting`, a batch
+    /// comes as its parts, each an event of the stream.
+    public func subscribe(bufferSize: Int, splitting: Bool = false) -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream(
             bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
         let id: UInt64? = state.withLock { state in
             guard !state.finished else { return nil }
             let id = state.nextID
             state.nextID += 1
-            state.subscribers[id] = Subscriber(continuation: continuation)
+            state.subscribers[id] = Subscriber(continuation: continuation, splits: splitting)
             return id
         }
         guard let id else {
@@ -65,17 +72,40 @@ public final class EventFanout<Event: Sendable>: Sendable {
     @inlinable
     public func yield(_ event: Event) {
         state.withLock { state in
+            // A batch's parts are made once, for the first subscriber that takes them.
+            var parts: [Event]?
+            var splitDone = false
             for (id, subscriber) in state.subscribers {
                 var missed = subscriber.missed
-                if missed > 0, case .enqueued = subscriber.continuation.yield(self.missed(missed)) { missed = 0 }
-                if missed > 0 {
-                    missed += 1  // the notice did not fit: neither does this event
-                } else if case .dropped = subscriber.continuation.yield(event) {
-                    missed = 1
+                if subscriber.splits, let split {
+                    if !splitDone {
+                        parts = split(event)
+                        splitDone = true
+                    }
+                    if let parts {
+                        for part in parts { missed = give(part, to: subscriber.continuation, missed: missed) }
+                    } else {
+                        missed = give(event, to: subscriber.continuation, missed: missed)
+                    }
+                } else {
+                    missed = give(event, to: subscriber.continuation, missed: missed)
                 }
                 if missed != subscriber.missed { state.subscribers[id]?.missed = missed }
             }
         }
+    }
+
+    /// Gives `event` to one subscriber, after the notice of what it missed if it has room again; returns what it
+    /// missed now.
+    @inlinable
+    func give(_ event: Event, to continuation: AsyncStream<Event>.Continuation, missed: Int) -> Int {
+        var missed = missed
+        if missed > 0, case .enqueued = continuation.yield(self.missed(missed)) { missed = 0 }
+        if missed > 0 {
+            return missed + 1  // the notice did not fit: neither does this event
+        }
+        if case .dropped = continuation.yield(event) { return 1 }
+        return 0
     }
 
     /// Ends every stream; later subscribers get an ended stream.

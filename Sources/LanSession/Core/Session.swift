@@ -26,7 +26,7 @@ public final class Session: Sendable {
     /// Events buffered for one subscriber by default.
     public static let defaultEventBufferSize = 4096
 
-    private let fanout = EventFanout<SessionEvent>(missed: SessionEvent.eventsMissed)
+    private let fanout = EventFanout<SessionEvent>(missed: SessionEvent.eventsMissed, split: SessionEvent.split)
 
     let loop: any EventLoop
     private let ownedGroup: MultiThreadedEventLoopGroup?
@@ -85,8 +85,14 @@ public final class Session: Sendable {
     /// Each subscriber has its own buffer. One that falls behind keeps the oldest unread events; newer ones are not
     /// kept for it, and once it has room again it gets ``SessionEvent/eventsMissed(_:)`` with how many, before the
     /// next event: the sign to read ``peers()`` and the rest afresh. The stream ends when the session stops.
-    public func subscribe(bufferSize: Int = Session.defaultEventBufferSize) -> AsyncStream<SessionEvent> {
-        fanout.subscribe(bufferSize: bufferSize)
+    ///
+    /// Application messages come one per event (``SessionEvent/data(from:bytes:reliable:)``), or with
+    /// ``DataDelivery/batches`` those of one read of a link together in one event (``SessionEvent/messages(_:)``): one
+    /// element of the stream, and one wake-up of its reader, for many messages.
+    public func subscribe(
+        bufferSize: Int = Session.defaultEventBufferSize, data: DataDelivery = .eachMessage
+    ) -> AsyncStream<SessionEvent> {
+        fanout.subscribe(bufferSize: bufferSize, splitting: data == .eachMessage)
     }
 
     /// Binds the listening sockets (TCP and UDP, same port) and starts dialling static peers. Returns the port.
@@ -255,12 +261,14 @@ public final class Session: Sendable {
         }
     }
 
-    /// The hop for work done at once on the loop: no future, one task and one continuation.
+    /// The hop for work done at once on the loop: no future, one task and one continuation; none when called on the
+    /// loop already.
     func onLoopNow<T: Sendable>(
         _ body: @escaping @Sendable (SessionCore) throws(SessionError) -> T
     ) async throws(SessionError) -> T {
         guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
         let core = self.core
+        if loop.inEventLoop { return try body(core.value) }
         let result: Result<T, SessionError> = await withUnsafeContinuation { continuation in
             loop.execute {
                 continuation.resume(returning: Result { () throws(SessionError) -> T in try body(core.value) })

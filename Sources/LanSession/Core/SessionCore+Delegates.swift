@@ -80,6 +80,14 @@ extension SessionCore: StreamMultiplexerDelegate {
         return true
     }
 
+    func sendData(_ payload: ByteBuffer, to id: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
+        guard let peer = peers[id],
+            peer.reliable.hasRoom(bytes: payload.readableBytes + 8 + bytes, messages: 1 + messages)
+        else { return false }
+        sendSequencedData(payload, to: peer)
+        return true
+    }
+
     func unacknowledgedBytes(to id: PeerID) -> Int {
         peers[id]?.reliable.replayBytes ?? 0
     }

@@ -172,7 +172,7 @@ extension SessionCore {
             streams.peerGone(peer.id, reason: "\(peer.name) restarted")
             // Data that never left this process goes to the new incarnation, first; data its old one did not
             // acknowledge may or may not have reached its application: the application is told how much.
-            for message in unsent { sendSequenced(message, to: peer, as: .payload) }
+            for payload in unsent { sendSequencedData(payload, to: peer) }
             if inDoubt > 0 {
                 logger.debug(
                     "\(inDoubt) data messages to \(peer.name) were not acknowledged before it restarted",

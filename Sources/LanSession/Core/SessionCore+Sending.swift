@@ -26,6 +26,21 @@ extension SessionCore {
             if throttle.count(.replayOverflow).report { events.yield(.notice(notice)) }
             return
         }
+        write(frame, to: peer)
+    }
+
+    /// Sends an application's `data` payload to `peer` on the reliable channel: numbered, its frame written once
+    /// into the replay buffer (the payload's one copy on this side) and written from there.
+    func sendSequencedData(_ payload: ByteBuffer, to peer: PeerRecord) {
+        do {
+            write(try peer.reliable.sendData(payload), to: peer)
+        } catch {
+            logger.debug("cannot encode data: \(error)")
+        }
+    }
+
+    /// Writes a numbered frame if `peer`'s active link carries data; otherwise it waits in the replay buffer.
+    private func write(_ frame: ByteBuffer, to peer: PeerRecord) {
         guard let link = peer.dataLink else { return }
         link.liveness.didSend(at: .now())
         writer.writeSoon(frame, on: link)
@@ -49,16 +64,18 @@ extension SessionCore {
         }
     }
 
-    /// Sends an application's message to `ids` (every member when nil). Reliable data waits, per peer, for room on
-    /// the reliable channel (it is never dropped); unreliable data goes as a datagram where they get through.
-    /// Returns nil when the message is on every peer's channel already, otherwise the future of the peers whose
+    /// Sends an application's messages to `ids` (every member when nil), in order. Reliable data waits, per peer, for
+    /// room on the reliable channel (it is never dropped); unreliable data goes as a datagram where they get through.
+    /// Returns nil when the messages are on every peer's channel already, otherwise the future of the peers whose
     /// replay buffer is short of room (it succeeds as acknowledgements free room).
-    func sendData(_ bytes: [UInt8], to ids: [PeerID]?, reliable: Bool) throws(SessionError) -> EventLoopFuture<Void>? {
+    func sendData(
+        _ payloads: [ByteBuffer], to ids: [PeerID]?, reliable: Bool
+    ) throws(SessionError) -> EventLoopFuture<Void>? {
         let limit = reliable ? Wire.maxDataLength : Wire.maxUnreliableDataLength
-        guard bytes.count <= limit else {
+        for payload in payloads where payload.readableBytes > limit {
             throw SessionError(
                 .messageTooLarge,
-                "\(reliable ? "" : "unreliable ")data is at most \(limit) bytes; this is \(bytes.count) "
+                "\(reliable ? "" : "unreliable ")data is at most \(limit) bytes; this is \(payload.readableBytes) "
                     + "(use a stream or a resource for more)")
         }
         let targets: [PeerRecord]
@@ -72,14 +89,23 @@ extension SessionCore {
         } else {
             targets = peers.members
         }
-        let message = Message.data(bytes)
         guard reliable else {
-            for peer in targets where peer.isConnected { sendUnreliable(message, to: peer) }
+            for payload in payloads {
+                let message = Message.data(Array(payload.readableBytesView))
+                for peer in targets where peer.isConnected { sendUnreliable(message, to: peer) }
+            }
             return nil
         }
         var waiting: [EventLoopFuture<Void>] = []
         for peer in targets {
-            if let turn = streams.sendData(message, to: peer.id) { waiting.append(turn) }
+            // A batch goes in one write at the end of this turn of the loop, not its first message alone before.
+            if payloads.count > 1, let link = peer.dataLink { writer.openBurst(on: link) }
+            // Only the last turn counts: a peer's data goes in order, so its last message goes last.
+            var turn: EventLoopFuture<Void>?
+            for payload in payloads {
+                if let next = streams.sendData(payload, to: peer.id) { turn = next }
+            }
+            if let turn { waiting.append(turn) }
         }
         switch waiting.count {
         case 0: return nil

@@ -31,7 +31,7 @@ final class SessionCore {
     /// Every transport, the LAN one (which carries datagrams) first.
     let transports: [any Transport]
     let logger: Logger
-    let events: EventFanout<SessionEvent>
+    let events: SessionEventQueue
     /// Random per start: tells peers that our sequence numbers start over.
     let incarnation = UInt64.random(in: 1...UInt64.max)
     let startedAt = NIODeadline.now()
@@ -79,7 +79,7 @@ final class SessionCore {
         self.loop = loop
         self.transports = transports
         self.logger = logger
-        self.events = events
+        self.events = SessionEventQueue(fanout: events)
         self.psk = configuration.secret.flatMap {
             try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
         }
@@ -199,8 +199,9 @@ final class SessionCore {
         for listener in listeners.values { closing.append(listener.close().recover { _ in }) }
         if let channel = datagrams.channel { closing.append(channel.close().recover { _ in }) }
         applications.forEach { $0.sessionStopped() }
-        return EventLoopFuture.andAllComplete(closing, on: loop).map { [events] in
-            events.finish()
+        events.flush()
+        return EventLoopFuture.andAllComplete(closing, on: loop).map { [fanout = events.fanout] in
+            fanout.finish()
         }
     }
 
@@ -328,6 +329,23 @@ final class SessionCore {
         perform(link.machine.received(message), on: link)
     }
 
+    /// An application's `data` message read on `link`: to the subscribers, in this read's batch, when the link is
+    /// the peer's active one (the common case, with no action list); as any other message otherwise.
+    func receivedData(_ payload: ByteBuffer, on link: Link) {
+        guard link.isOpen, runState == .running else { return }
+        link.liveness.didReceive(at: .now())
+        guard link.machine.isActive, let peer = peers.peer(of: link), peer.active === link else {
+            return perform(link.machine.received(.data(Array(payload.readableBytesView))), on: link)
+        }
+        receivedSequenced(from: peer, payloadBytes: payload.readableBytes, on: link)
+        events.yieldData(payload, from: peer.id, reliable: true)
+    }
+
+    /// A read of a link ended.
+    func endOfRead() {
+        events.flush()
+    }
+
     /// Carries out a link's actions, in order.
     func perform(_ actions: [LinkStateMachine.Action], on link: Link) {
         var violated = false
@@ -388,16 +406,24 @@ final class SessionCore {
             if let peer = peers.peer(of: link) { receivedTrust(statements, from: peer) }
         default:
             guard let peer = peers.peer(of: link), peer.active === link else { return }
-            let sequence = peer.reliable.receive()
+            let payloadBytes: Int
             switch message {
-            case .streamChunk(let chunk): peer.unacknowledgedBytes += chunk.bytes.count
-            case .data(let bytes): peer.unacknowledgedBytes += bytes.count
-            default: break
+            case .streamChunk(let chunk): payloadBytes = chunk.bytes.count
+            case .data(let bytes): payloadBytes = bytes.count
+            default: payloadBytes = 0
             }
-            if sequence % 64 == 0 || peer.unacknowledgedBytes >= StreamMultiplexer.ackAfterBytes {
-                acknowledge(peer, on: link)
-            }
+            receivedSequenced(from: peer, payloadBytes: payloadBytes, on: link)
             handleCommand(message, from: peer, reliably: true)
+        }
+    }
+
+    /// Counts a sequenced message from `peer` and acknowledges every 64 messages or ``StreamMultiplexer/ackAfterBytes``
+    /// of payload.
+    private func receivedSequenced(from peer: PeerRecord, payloadBytes: Int, on link: Link) {
+        let sequence = peer.reliable.receive()
+        peer.unacknowledgedBytes += payloadBytes
+        if sequence % 64 == 0 || peer.unacknowledgedBytes >= StreamMultiplexer.ackAfterBytes {
+            acknowledge(peer, on: link)
         }
     }
 
@@ -412,7 +438,8 @@ final class SessionCore {
     func handleCommand(_ message: Message, from peer: PeerRecord, reliably: Bool) {
         switch message {
         case .data(let bytes):
-            events.yield(.data(from: peer.id, bytes: bytes, reliable: reliably))
+            events.yieldData(ByteBuffer(bytes: bytes), from: peer.id, reliable: reliably)
+            if !reliably { events.flush() }  // a datagram is a read of its own
         case .streamOpen, .streamChunk, .streamCredit, .streamEnd:
             streams.received(message, from: peer.id)
         default:

@@ -16,7 +16,10 @@ extension SessionEvent: CustomStringConvertible {
         case .unacknowledged(let peer, let messages):
             "\(peer) restarted before acknowledging \(messages) data messages: they may not have reached it"
         case .data(let peer, let bytes, let reliable):
-            "data from \(peer): \(bytes.count) bytes, \(reliable ? "reliable" : "unreliable")"
+            "data from \(peer): \(bytes.readableBytes) bytes, \(reliable ? "reliable" : "unreliable")"
+        case .messages(let batch):
+            "\(batch.count) messages from \(batch.from): \(batch.reduce(0) { $0 + $1.readableBytes }) bytes, "
+                + (batch.reliable ? "reliable" : "unreliable")
         case .streamOpened(let stream): "\(stream) opened"
         case .transfer(let progress): "transfer \(progress)"
         case .connectFailed(let endpoint, let reason): "cannot connect to \(endpoint): \(reason)"

@@ -63,10 +63,15 @@ final class LinkHandler: ChannelInboundHandler {
         defer { framing = false }
         do {
             while true {
-                while let message = try decoder.next(from: &buffer) {
-                    if let link { core.received(message, on: link) }
+                while let frame = try decoder.next(from: &buffer) {
+                    if let link {
+                        switch frame {
+                        case .message(let message): core.received(message, on: link)
+                        case .data(let payload): core.receivedData(payload, on: link)
+                        }
+                    }
                     // Closed meanwhile: what is left is not counted, and the peer resends it on its next link.
-                    guard !failed, context.channel.isActive else { return }
+                    guard !failed, context.channel.isActive else { return endRead() }
                 }
                 guard var later = unframed else { break }
                 unframed = nil
@@ -74,10 +79,17 @@ final class LinkHandler: ChannelInboundHandler {
             }
         } catch {
             failed = true
+            endRead()
             errorCaught(context: context, error: error)
             return
         }
+        endRead()
         keep(&buffer, context: context)
+    }
+
+    /// The data messages of this read go to the subscribers together.
+    private func endRead() {
+        core.endOfRead()
     }
 
     /// Keeps what is left of `buffer` (copied, so that the channel reuses its read buffer) after what is kept.

@@ -46,13 +46,7 @@ final class LinkWriter {
     /// Writes `frame` on `link`: now when it opens a burst or is large, otherwise with the burst's end.
     func writeSoon(_ frame: ByteBuffer, on link: Link) {
         guard link.inBurst else {
-            link.inBurst = true
-            linksToFlush.append(link)
-            if !flushScheduled {
-                flushScheduled = true
-                let bound = NIOLoopBound(self, eventLoop: loop)
-                loop.execute { bound.value.flush() }
-            }
+            openBurst(on: link)
             link.channel.writeAndFlush(frame, promise: nil)
             return
         }
@@ -67,6 +61,19 @@ final class LinkWriter {
         }
         link.pending!.writeBuffer(&frame)
         if link.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
+    }
+
+    /// Opens a burst on `link` without writing: what ``writeSoon(_:on:)`` is given next waits for the burst's end, in
+    /// one write. For a batch of messages known to come together, whose first need not go alone.
+    func openBurst(on link: Link) {
+        guard !link.inBurst else { return }
+        link.inBurst = true
+        linksToFlush.append(link)
+        if !flushScheduled {
+            flushScheduled = true
+            let bound = NIOLoopBound(self, eventLoop: loop)
+            loop.execute { bound.value.flush() }
+        }
     }
 
     /// Writes `frame` on `link` now, after what is pending.

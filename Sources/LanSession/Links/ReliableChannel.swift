@@ -45,6 +45,14 @@ struct ReliableChannel {
         return frame
     }
 
+    /// Numbers an application's `data` payload and keeps its frame for resending; returns the frame to write (a
+    /// slice of the replay buffer). Never refused: payloads wait for room before they come.
+    mutating func sendData(_ payload: ByteBuffer) throws(WireError) -> ByteBuffer {
+        let frame = try replay.appendData(payload, sequence: nextSequence)
+        nextSequence += 1
+        return frame
+    }
+
     /// Whether the peer is due its applications' state again: messages were refused and the replay buffer has
     /// emptied to half since. Answers true once per refusal.
     mutating func takeResynchronisation() -> Bool {
@@ -120,17 +128,26 @@ struct ReliableChannel {
     /// The peer restarted (new incarnation): both directions start over. Returns the `data` messages kept for it that
     /// never left this process (its old incarnation cannot have had them), to send to the new one, and how many data
     /// messages were written but not acknowledged (the old incarnation may or may not have delivered them).
-    mutating func peerRestarted() -> (unsent: [Message], inDoubt: Int) {
-        var unsent: [Message] = []
+    mutating func peerRestarted() -> (unsent: [ByteBuffer], inDoubt: Int) {
+        var unsent: [ByteBuffer] = []
         var inDoubt = 0
-        if replay.count > 0, let frames = replay.frames(after: replay.firstSequence - 1) {
-            var decoder = StreamDecoder(limits: WireLimits(maxFrameLength: Wire.absoluteMaxFrameLength))
-            decoder.append(contentsOf: frames.readableBytesView)
+        if replay.count > 0, var frames = replay.frames(after: replay.firstSequence - 1) {
+            let limits = WireLimits(maxFrameLength: Wire.absoluteMaxFrameLength)
             var sequence = replay.firstSequence
-            while case .some(let message) = try? decoder.next() {
-                if case .data = message {
-                    if sequence > written { unsent.append(message) } else { inDoubt += 1 }
+            // Frames were written by this process: each is whole and well formed.
+            while let (headerLength, bodyLength) = frames.withUnsafeReadableBytes({
+                try? StreamFraming.decodeHeader($0, limits: limits)
+            }) ?? nil {
+                let data = frames.withUnsafeReadableBytes { StreamFraming.locateDataFrame($0, limits: limits) }
+                if let data {
+                    if sequence > written {
+                        unsent.append(
+                            frames.getSlice(at: frames.readerIndex + data.payloadOffset, length: data.payloadLength)!)
+                    } else {
+                        inDoubt += 1
+                    }
                 }
+                frames.moveReaderIndex(forwardBy: headerLength + bodyLength)
                 sequence += 1
             }
         }

@@ -43,6 +43,32 @@ struct ReplayBuffer {
         return frames.getSlice(at: start, length: size)
     }
 
+    /// Writes a `data` frame for `payload` straight into the buffer as message number `sequence` (the payload's one
+    /// copy) and returns the frame as a slice of the buffer. A payload is never refused: it waited for room before.
+    mutating func appendData(_ payload: ByteBuffer, sequence: UInt64) throws(WireError) -> ByteBuffer {
+        let length = payload.readableBytes
+        let header = StreamFraming.dataFrameHeaderSize(payloadLength: length)
+        if count == 0 { firstSequence = sequence }
+        precondition(sequence == firstSequence + UInt64(count), "sequence \(sequence) does not follow the last one")
+        let start = frames.writerIndex
+        var failure: WireError?
+        frames.writeWithUnsafeMutableBytes(minimumWritableBytes: header + length) { raw in
+            do throws(WireError) {
+                try StreamFraming.writeDataFrameHeader(payloadLength: length, into: raw)
+            } catch {
+                failure = error
+                return 0
+            }
+            payload.withUnsafeReadableBytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: raw[header...]).copyMemory(from: bytes)
+            }
+            return header + length
+        }
+        if let failure { throw failure }
+        count += 1
+        return frames.getSlice(at: start, length: header + length)!
+    }
+
     /// Whether `bytes` more in `messages` more frames fit the bounds.
     func hasRoom(bytes: Int, messages: Int) -> Bool {
         count + messages <= maxMessages && frames.readableBytes + bytes <= maxBytes

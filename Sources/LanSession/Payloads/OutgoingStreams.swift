@@ -29,17 +29,17 @@ final class OutgoingStreams {
     /// Sends an application's reliable `data` to `peer` (a member): at once when its reliable channel has room and
     /// nothing waits for it, otherwise after what waits. Returns nil when it is on the channel already, otherwise the
     /// future of its turn (it succeeds as acknowledgements free room).
-    func sendData(_ message: Message, to peer: PeerID) -> EventLoopFuture<Void>? {
-        if outboxes[peer] == nil, sendIfRoom(message, to: peer) { return nil }
+    func sendData(_ payload: ByteBuffer, to peer: PeerID) -> EventLoopFuture<Void>? {
+        if outboxes[peer] == nil, sendIfRoom(payload, to: peer) { return nil }
         let promise = loop.makePromise(of: Void.self)
-        outboxes[peer, default: []].append(PendingData(message: message, promise: promise))
+        outboxes[peer, default: []].append(PendingData(payload: payload, promise: promise))
         return promise.futureResult
     }
 
-    /// Sends `message` if `peer`'s reliable channel keeps the room reserved for the session's own messages.
-    private func sendIfRoom(_ message: Message, to peer: PeerID) -> Bool {
-        delegate?.sendSequenced(
-            message, to: peer, ifRoomBeyond: StreamMultiplexer.reservedReplayBytes,
+    /// Sends `payload` if `peer`'s reliable channel keeps the room reserved for the session's own messages.
+    private func sendIfRoom(_ payload: ByteBuffer, to peer: PeerID) -> Bool {
+        delegate?.sendData(
+            payload, to: peer, ifRoomBeyond: StreamMultiplexer.reservedReplayBytes,
             messages: StreamMultiplexer.reservedReplayMessages) ?? false
     }
 
@@ -47,7 +47,7 @@ final class OutgoingStreams {
     func roomFreed(for peer: PeerID) {
         if var outbox = outboxes.removeValue(forKey: peer) {
             var sent = 0
-            while sent < outbox.count, sendIfRoom(outbox[sent].message, to: peer) { sent += 1 }
+            while sent < outbox.count, sendIfRoom(outbox[sent].payload, to: peer) { sent += 1 }
             let promises = outbox[..<sent].map(\.promise)
             outbox.removeFirst(sent)
             if !outbox.isEmpty { outboxes[peer] = outbox }

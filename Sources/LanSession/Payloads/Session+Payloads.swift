@@ -20,20 +20,36 @@ extension Session {
     /// How far the writer of a byte stream may run ahead of its reader, in bytes.
     public static let streamWindow = Int(StreamMultiplexer.streamWindow)
 
-    /// Sends an application's message to `peers` (every member when nil); the receivers get
-    /// ``SessionEvent/data(from:bytes:reliable:)``.
+    /// Sends an application's message to `peers` (every member when nil); the receivers get it in
+    /// ``SessionEvent/messages(_:)`` (or ``SessionEvent/data(from:bytes:reliable:)``, one event per message).
     ///
     /// Reliable messages are numbered and kept until acknowledged, so each arrives exactly once and in order, also
     /// across reconnects and path switches; when a peer's channel is full (it is away, or slow), this waits for room
     /// rather than dropping anything. Returns once the message is on every peer's channel.
     ///
+    /// The readable bytes of `message` are copied once, into the peer's replay buffer; `message` is not kept. Called
+    /// on the session's event loop, it costs no hop; from elsewhere, one. Many messages at once go with one hop with
+    /// ``send(contentsOf:to:mode:)``.
+    ///
     /// - Throws: ``SessionError/Code/messageTooLarge`` above ``maxMessageSize`` (``maxUnreliableMessageSize``
     ///   unreliably); ``SessionError/Code/noSuchPeer`` for a peer that is not a member, listing the members.
-    public func send(_ bytes: [UInt8], to peers: [PeerID]? = nil, mode: SendMode = .reliable) async throws(SessionError)
-    {
+    public func send(
+        _ message: ByteBuffer, to peers: [PeerID]? = nil, mode: SendMode = .reliable
+    ) async throws(SessionError) {
+        try await send(contentsOf: [message], to: peers, mode: mode)
+    }
+
+    /// Sends `messages` to `peers` (every member when nil), in order, with one hop to the session's loop for all of
+    /// them: the way to send many small messages (game state, sensor readings, chat history). Each is a message of its
+    /// own, as with ``send(_:to:mode:)-(ByteBuffer,_,_)``; they arrive in order, and a receiver that reads batches gets
+    /// those that came in one read together. Checks every message's size before it sends any.
+    public func send(
+        contentsOf messages: [ByteBuffer], to peers: [PeerID]? = nil, mode: SendMode = .reliable
+    ) async throws(SessionError) {
+        guard !messages.isEmpty else { return }
         // Done at once unless a peer's replay buffer is short of room: then it waits for acknowledgements.
         let waiting = try await call { core throws(SessionError) in
-            try core.sendData(bytes, to: peers, reliable: mode == .reliable)
+            try core.sendData(messages, to: peers, reliable: mode == .reliable)
         }
         guard let waiting else { return }
         do {
@@ -41,6 +57,12 @@ extension Session {
         } catch {
             throw SessionError(error)
         }
+    }
+
+    /// Sends `bytes` as one message: ``send(_:to:mode:)-(ByteBuffer,_,_)`` for an array.
+    public func send(_ bytes: [UInt8], to peers: [PeerID]? = nil, mode: SendMode = .reliable) async throws(SessionError)
+    {
+        try await send(ByteBuffer(bytes: bytes), to: peers, mode: mode)
     }
 
     /// Opens a named byte stream to `peer`; it gets ``SessionEvent/streamOpened(_:)`` and reads the bytes as an

@@ -9,6 +9,9 @@ protocol StreamMultiplexerDelegate: AnyObject {
     /// Sends a sequenced message to `peer` if its reliable channel keeps room for `bytes` more in `messages` more
     /// frames beside it; false, and nothing sent, otherwise.
     func sendSequenced(_ message: Message, to peer: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool
+    /// Sends an application's `data` payload to `peer` if its reliable channel keeps room for `bytes` more in
+    /// `messages` more frames beside it; false, and nothing sent, otherwise.
+    func sendData(_ payload: ByteBuffer, to peer: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool
     /// The bytes sent to `peer` and not acknowledged yet.
     func unacknowledgedBytes(to peer: PeerID) -> Int
     /// The display name of `peer`, for messages.
@@ -71,8 +74,8 @@ final class StreamMultiplexer {
     /// Sends an application's reliable `data` to `peer` (a member): at once when its reliable channel has room and
     /// nothing waits for it, otherwise after what waits. Returns nil when it is on the channel already, otherwise the
     /// future of its turn (it succeeds as acknowledgements free room).
-    func sendData(_ message: Message, to peer: PeerID) -> EventLoopFuture<Void>? {
-        outgoing.sendData(message, to: peer)
+    func sendData(_ payload: ByteBuffer, to peer: PeerID) -> EventLoopFuture<Void>? {
+        outgoing.sendData(payload, to: peer)
     }
 
     /// Acknowledgements or a resume freed room on `peer`'s reliable channel: waiting data goes first, then chunks.

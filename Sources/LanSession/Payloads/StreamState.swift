@@ -101,6 +101,6 @@ final class IncomingStreamState {
 
 /// An application's message that waits for room on a peer's reliable channel.
 struct PendingData {
-    var message: Message
+    var payload: ByteBuffer
     var promise: EventLoopPromise<Void>
 }

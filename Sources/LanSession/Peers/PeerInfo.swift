@@ -1,3 +1,4 @@
+import NIOCore
 import WireCodec
 
 /// Where a peer stands.
@@ -127,8 +128,13 @@ public enum SessionEvent: Hashable, Sendable {
     /// A peer restarted before it acknowledged `messages` data messages sent to it: its previous incarnation may or
     /// may not have handed them to its application. (Data it was never sent goes to the new incarnation.)
     case unacknowledged(PeerID, messages: UInt64)
-    /// An application's message from a peer, as sent with ``Session/send(_:to:reliably:)``.
-    case data(from: PeerID, bytes: [UInt8], reliable: Bool)
+    /// An application's message from a peer, as sent with ``Session/send(_:to:mode:)-(ByteBuffer,_,_)``: for a
+    /// subscriber that takes messages one by one (``DataDelivery/eachMessage``). `bytes` is a slice of the buffer the
+    /// message was read or opened into.
+    case data(from: PeerID, bytes: ByteBuffer, reliable: Bool)
+    /// Application messages from a peer that arrived together, in order: for a subscriber that takes batches
+    /// (``DataDelivery/batches``).
+    case messages(ReceivedMessages)
     /// A peer opened a byte stream to this one: read it (once) to take its bytes.
     case streamOpened(IncomingByteStream)
     /// A resource transfer (a file) started, progressed (at most every 100 ms), finished, failed or was cancelled;
