@@ -57,19 +57,23 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
-        // OpenSSL's libcrypto, used only by LinkCrypto for the records' ChaCha20-Poly1305.
+        // OpenSSL's libcrypto, used only by LinkCrypto for the records' ChaCha20-Poly1305 and AES-256-GCM.
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // Whether the CPU has AES instructions (CPUID, or the kernel's HWCAP), read only by LinkCrypto's CPUFeatures.
+        .systemLibrary(name: "CCPUFeatures"),
         // The C library's statfs(2) and the kernel's file system magic numbers (which file systems live in memory),
         // used only by sessiond's state store.
         .systemLibrary(name: "CFileSystem"),
         // The Noise handshake (XX, XXpsk3) on swift-crypto, and the sealing of links on libcrypto; no I/O.
         .target(
             name: "LinkCrypto",
-            dependencies: ["WireCodec", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "WireCodec", "COpenSSL", "CCPUFeatures", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // mDNS/DNS-SD through the Avahi daemon.
         .target(

@@ -2,24 +2,28 @@ import Crypto
 import Foundation
 import WireCodec
 
-/// Noise's `CipherState` (revision 34, section 5.1) for ChaChaPoly: a key, or none yet, and the next nonce.
+/// Noise's `CipherState` (revision 34, section 5.1) for ChaChaPoly or AESGCM: a key, or none yet, and the next
+/// nonce.
 ///
 /// Nonce 2^64-1 is never used for data: it is reserved for ``rekey()``.
 struct CipherState: Sendable {
-    private(set) var cipher: ChaChaPolyCipher?
+    /// Which cipher the key is for.
+    let kind: NoiseCipher
+    private(set) var cipher: (any AEADCipher)?
     /// The next nonce.
     private(set) var nonce: UInt64 = 0
 
-    /// `InitializeKey(key)`: the nonce starts at 0.
-    init(key: SymmetricKey?) {
-        cipher = key.map(ChaChaPolyCipher.init(key:))
+    /// `InitializeKey(key)` for the `kind` cipher: the nonce starts at 0.
+    init(key: SymmetricKey?, cipher kind: NoiseCipher) {
+        self.kind = kind
+        cipher = key.map(kind.makeCipher(key:))
     }
 
     var hasKey: Bool { cipher != nil }
 
     /// Bytes ``encrypt(ad:_:into:)-(_,_,UnsafeMutableRawBufferPointer)`` writes for `count` bytes of plaintext.
     func encryptedSize(of count: Int) -> Int {
-        cipher == nil ? count : ChaChaPolyCipher.sealedSize(of: count)
+        cipher == nil ? count : EVPAEAD.sealedSize(of: count)
     }
 
     /// `EncryptWithAd(ad, plaintext)`, written to the first ``encryptedSize(of:)`` bytes of `output`: the ciphertext
@@ -91,8 +95,8 @@ struct CipherState: Sendable {
     /// `Rekey()`: the key becomes the first 32 bytes of `ENCRYPT(k, 2^64-1, zerolen, zeros(32))`; the nonce goes on.
     mutating func rekey() throws(LinkCryptoError) {
         guard let cipher else { return }
-        let zeros = [UInt8](repeating: 0, count: ChaChaPolyCipher.keyLength)
-        var sealed = [UInt8](repeating: 0, count: ChaChaPolyCipher.sealedSize(of: zeros.count))
+        let zeros = [UInt8](repeating: 0, count: EVPAEAD.keyLength)
+        var sealed = [UInt8](repeating: 0, count: EVPAEAD.sealedSize(of: zeros.count))
         let result = zeros.withUnsafeBytes { plaintext in
             sealed.withUnsafeMutableBytes { raw in
                 Result { () throws(LinkCryptoError) in
@@ -103,6 +107,6 @@ struct CipherState: Sendable {
             }
         }
         try result.get()
-        self.cipher = ChaChaPolyCipher(key: SymmetricKey(data: sealed.prefix(ChaChaPolyCipher.keyLength)))
+        self.cipher = kind.makeCipher(key: SymmetricKey(data: sealed.prefix(EVPAEAD.keyLength)))
     }
 }

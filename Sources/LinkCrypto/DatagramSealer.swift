@@ -5,17 +5,17 @@ import WireCodec
 ///
 /// The header (link token and sequence) stays readable so that the receiver finds the link; it is authenticated
 /// with the counter as additional data. The counter starts at 1 and never repeats; the nonce is 4 zero bytes and
-/// the counter.
+/// the counter, in the link's cipher's byte order (little-endian for ChaChaPoly, big-endian for AESGCM).
 public struct DatagramSealer {
-    let cipher: ChaChaPolyCipher
+    let cipher: any AEADCipher
     /// The last counter used.
     public private(set) var counter: UInt64 = 0
 
     /// Bytes sealing adds to a datagram: the counter and the tag.
     public static let overhead = 8 + Wire.sealTagLength
 
-    init(key: SymmetricKey) {
-        cipher = ChaChaPolyCipher(key: key)
+    init(key: SymmetricKey, cipher kind: NoiseCipher) {
+        cipher = kind.makeCipher(key: key)
     }
 
     /// Bytes of the sealed datagram for `count` bytes of header and frames.
@@ -53,14 +53,14 @@ public struct DatagramSealer {
 /// Opens the peer's sealed datagrams, refusing replays with a window of the last 64 counters (as IPsec and
 /// WireGuard do): datagrams may arrive out of order, never twice.
 public struct DatagramOpener {
-    let cipher: ChaChaPolyCipher
+    let cipher: any AEADCipher
     /// The highest counter accepted so far.
     public private(set) var highest: UInt64 = 0
     /// Bit `i` set: counter `highest - i` was accepted.
     private var window: UInt64 = 0
 
-    init(key: SymmetricKey) {
-        cipher = ChaChaPolyCipher(key: key)
+    init(key: SymmetricKey, cipher kind: NoiseCipher) {
+        cipher = kind.makeCipher(key: key)
     }
 
     /// How far behind the highest counter a datagram may arrive.

@@ -7,6 +7,8 @@ import Crypto
 /// `"LanSession v3 datagrams"` as input key material: the first for the initiator's datagrams, the second for the
 /// responder's.
 public struct LinkKeys: Sendable {
+    /// The cipher of the handshake, which seals the link's records and datagrams.
+    public let cipher: NoiseCipher
     /// The handshake hash `h` (32 bytes), the same on both sides.
     public let handshakeHash: [UInt8]
     let sendStream: SymmetricKey
@@ -31,17 +33,17 @@ public struct LinkKeys: Sendable {
     /// Opens what the peer sends on the stream.
     public func makeRecordOpener() -> RecordOpener { makeRecordOpener(rekeyInterval: RecordSealer.rekeyInterval) }
     /// Seals this side's datagrams.
-    public func makeDatagramSealer() -> DatagramSealer { DatagramSealer(key: sendDatagrams) }
+    public func makeDatagramSealer() -> DatagramSealer { DatagramSealer(key: sendDatagrams, cipher: cipher) }
     /// Opens the peer's datagrams.
-    public func makeDatagramOpener() -> DatagramOpener { DatagramOpener(key: receiveDatagrams) }
+    public func makeDatagramOpener() -> DatagramOpener { DatagramOpener(key: receiveDatagrams, cipher: cipher) }
 
     /// A sealer that rekeys after every `rekeyInterval` records (tests).
     func makeRecordSealer(rekeyInterval: UInt64) -> RecordSealer {
-        RecordSealer(key: sendStream, rekeyInterval: rekeyInterval)
+        RecordSealer(key: sendStream, cipher: cipher, rekeyInterval: rekeyInterval)
     }
 
     /// An opener that rekeys after every `rekeyInterval` records (tests).
     func makeRecordOpener(rekeyInterval: UInt64) -> RecordOpener {
-        RecordOpener(key: receiveStream, rekeyInterval: rekeyInterval)
+        RecordOpener(key: receiveStream, cipher: cipher, rekeyInterval: rekeyInterval)
     }
 }

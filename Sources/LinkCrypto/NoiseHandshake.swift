@@ -1,8 +1,9 @@
 import Crypto
 
 /// One side of a link's handshake, as a plain value: the Noise Protocol Framework (revision 34), pattern XX, on
-/// X25519, ChaCha20-Poly1305 and SHA-256 — `Noise_XX_25519_ChaChaPoly_SHA256`, or with the session's pre-shared key
-/// `Noise_XXpsk3_25519_ChaChaPoly_SHA256`:
+/// X25519, ChaCha20-Poly1305 or AES-256-GCM (``NoiseCipher``), and SHA-256 — `Noise_XX_25519_ChaChaPoly_SHA256` or
+/// `Noise_XX_25519_AESGCM_SHA256`, or with the session's pre-shared key `Noise_XXpsk3_25519_ChaChaPoly_SHA256` or
+/// `Noise_XXpsk3_25519_AESGCM_SHA256`:
 ///
 /// ```
 /// -> e
@@ -26,6 +27,8 @@ public struct NoiseHandshake: Sendable {
 
     /// This side's role.
     public let role: Role
+    /// The protocol's cipher: the handshake's, and the link's keys'.
+    public let cipher: NoiseCipher
     private let localStatic: Curve25519.KeyAgreement.PrivateKey
     private let localEphemeral: Curve25519.KeyAgreement.PrivateKey
     private let psk: [UInt8]?
@@ -40,22 +43,24 @@ public struct NoiseHandshake: Sendable {
     /// The largest handshake message (the spec's limit).
     public static let maxMessageLength = 65535
 
-    /// The Noise protocol name: with the pre-shared key (`psk3`) or without.
-    public static func protocolName(psk: Bool) -> String {
-        psk ? "Noise_XXpsk3_25519_ChaChaPoly_SHA256" : "Noise_XX_25519_ChaChaPoly_SHA256"
+    /// The Noise protocol name: with the pre-shared key (`psk3`) or without, and the cipher's name.
+    public static func protocolName(psk: Bool, cipher: NoiseCipher = .chaChaPoly) -> String {
+        "Noise_\(psk ? "XXpsk3" : "XX")_25519_\(cipher.protocolNamePart)_SHA256"
     }
 
-    /// A handshake with this side's static key, the `prologue` both sides must agree on, and the session's
-    /// pre-shared key if it has one. `ephemeral` is for tests and vectors only: nil takes a fresh random key.
+    /// A handshake with this side's static key, the `prologue` both sides must agree on, the session's pre-shared
+    /// key if it has one, and the cipher both sides chose (``NoiseCipher/choice(between:and:)``). `ephemeral` is for
+    /// tests and vectors only: nil takes a fresh random key.
     public init(
         role: Role, staticKey: Curve25519.KeyAgreement.PrivateKey, prologue: [UInt8], psk: SessionSecret?,
-        ephemeral: Curve25519.KeyAgreement.PrivateKey? = nil
+        cipher: NoiseCipher = .chaChaPoly, ephemeral: Curve25519.KeyAgreement.PrivateKey? = nil
     ) {
         self.role = role
+        self.cipher = cipher
         self.localStatic = staticKey
         self.localEphemeral = ephemeral ?? Curve25519.KeyAgreement.PrivateKey()
         self.psk = psk?.psk
-        symmetric = SymmetricState(protocolName: Self.protocolName(psk: psk != nil))
+        symmetric = SymmetricState(protocolName: Self.protocolName(psk: psk != nil, cipher: cipher), cipher: cipher)
         symmetric.mixHash(prologue)
     }
 
@@ -158,7 +163,7 @@ public struct NoiseHandshake: Sendable {
         let datagrams = symmetric.derive(inputKeyMaterial: Array(Labels.datagrams.utf8))
         let initiator = role == .initiator
         return LinkKeys(
-            handshakeHash: symmetric.hash,
+            cipher: cipher, handshakeHash: symmetric.hash,
             sendStream: initiator ? stream.initiator : stream.responder,
             receiveStream: initiator ? stream.responder : stream.initiator,
             sendDatagrams: initiator ? datagrams.initiator : datagrams.responder,

@@ -5,11 +5,12 @@ import WireCodec
 /// Seals what one side sends on a stream after the handshake, as records.
 ///
 /// A record is `u16le length || message`, where `message` is exactly a Noise transport message: the side's
-/// ``CipherState`` from `Split()`, `EncryptWithAd(zerolen, plaintext)` — ChaCha20-Poly1305, nonce 4 zero bytes and
-/// `u64le n` with `n` = 0, 1, 2… one per record, no additional data — so that any Noise implementation opens it with
-/// its own `decrypt`. `length` counts the ciphertext and the 16-byte tag; the plaintext is at most
-/// `Wire.maxRecordPlaintext` bytes. After every ``rekeyInterval`` records both sides call Noise's `Rekey()` (the
-/// nonces go on). Nonces never repeat: the sealer refuses to go on when they run out.
+/// ``CipherState`` from `Split()`, `EncryptWithAd(zerolen, plaintext)` — the link's cipher (ChaCha20-Poly1305 with
+/// nonce 4 zero bytes and `u64le n`, or AES-256-GCM with 4 zero bytes and `u64be n`), `n` = 0, 1, 2… one per record,
+/// no additional data — so that any Noise implementation opens it with its own `decrypt`. `length` counts the
+/// ciphertext and the 16-byte tag; the plaintext is at most `Wire.maxRecordPlaintext` bytes. After every
+/// ``rekeyInterval`` records both sides call Noise's `Rekey()` (the nonces go on). Nonces never repeat: the sealer
+/// refuses to go on when they run out.
 public struct RecordSealer {
     private var cipher: CipherState
     private let rekeyEvery: UInt64
@@ -23,8 +24,8 @@ public struct RecordSealer {
     /// Records of a direction between two `Rekey()`s.
     public static let rekeyInterval: UInt64 = 1 << 20
 
-    init(key: SymmetricKey, rekeyInterval: UInt64 = RecordSealer.rekeyInterval) {
-        cipher = CipherState(key: key)
+    init(key: SymmetricKey, cipher kind: NoiseCipher, rekeyInterval: UInt64 = RecordSealer.rekeyInterval) {
+        cipher = CipherState(key: key, cipher: kind)
         rekeyEvery = rekeyInterval
     }
 
@@ -83,8 +84,8 @@ public struct RecordOpener {
     /// The next record's number (its nonce).
     public var counter: UInt64 { cipher.nonce }
 
-    init(key: SymmetricKey, rekeyInterval: UInt64 = RecordSealer.rekeyInterval) {
-        cipher = CipherState(key: key)
+    init(key: SymmetricKey, cipher kind: NoiseCipher, rekeyInterval: UInt64 = RecordSealer.rekeyInterval) {
+        cipher = CipherState(key: key, cipher: kind)
         rekeyEvery = rekeyInterval
     }
 

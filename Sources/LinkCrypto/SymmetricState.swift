@@ -1,16 +1,20 @@
 import Crypto
 
 /// Noise's `SymmetricState` (revision 34, section 5.2) with SHA256: the chaining key, the handshake hash and the
-/// handshake's ``CipherState``.
+/// handshake's ``CipherState``, for the protocol's cipher.
 struct SymmetricState: Sendable {
+    /// The protocol's cipher: the handshake's, and the transport keys'.
+    let cipherKind: NoiseCipher
     /// `ck`.
     private(set) var chainingKey: [UInt8]
     /// `h`.
     private(set) var hash: [UInt8]
-    private(set) var cipher = CipherState(key: nil)
+    private(set) var cipher: CipherState
 
-    /// `InitializeSymmetric(protocol_name)`.
-    init(protocolName: String) {
+    /// `InitializeSymmetric(protocol_name)`, for a protocol whose cipher is `cipher`.
+    init(protocolName: String, cipher: NoiseCipher) {
+        cipherKind = cipher
+        self.cipher = CipherState(key: nil, cipher: cipher)
         let name = Array(protocolName.utf8)
         hash = name.count <= 32 ? name + [UInt8](repeating: 0, count: 32 - name.count) : Array(SHA256.hash(data: name))
         chainingKey = hash
@@ -20,7 +24,7 @@ struct SymmetricState: Sendable {
     mutating func mixKey(_ inputKeyMaterial: [UInt8]) {
         let output = Self.hkdf(chainingKey: chainingKey, inputKeyMaterial: inputKeyMaterial, outputs: 2)
         chainingKey = output[0]
-        cipher = CipherState(key: SymmetricKey(data: output[1]))
+        cipher = CipherState(key: SymmetricKey(data: output[1]), cipher: cipherKind)
     }
 
     /// `MixHash(data)`.
@@ -36,7 +40,7 @@ struct SymmetricState: Sendable {
         let output = Self.hkdf(chainingKey: chainingKey, inputKeyMaterial: inputKeyMaterial, outputs: 3)
         chainingKey = output[0]
         mixHash(output[1])
-        cipher = CipherState(key: SymmetricKey(data: output[2]))
+        cipher = CipherState(key: SymmetricKey(data: output[2]), cipher: cipherKind)
     }
 
     /// `EncryptAndHash(plaintext)`.

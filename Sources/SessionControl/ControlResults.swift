@@ -60,6 +60,8 @@ public struct PeerResult: Codable, Hashable, Sendable {
     public var links: [LinkResult]
     /// Its active link is past the Noise handshake and encrypted.
     public var encrypted: Bool
+    /// The cipher of its active link: aesgcm or chachapoly (nil before the handshake and on insecure links).
+    public var cipher: String?
     /// The fingerprint of the device key its handshake proved (nil on insecure links).
     public var fingerprint: String?
     /// How it got in: paired, introduced, secret or open (nil on insecure links).
@@ -68,10 +70,11 @@ public struct PeerResult: Codable, Hashable, Sendable {
     public init(
         peerID: String, name: String, state: String, transport: String, address: String?, playerIndex: Int?,
         rttMicros: Int?, unreliable: String, endpoints: [String] = [], links: [LinkResult] = [],
-        encrypted: Bool = false,
+        encrypted: Bool = false, cipher: String? = nil,
         fingerprint: String? = nil, trust: String? = nil
     ) {
         self.encrypted = encrypted
+        self.cipher = cipher
         self.fingerprint = fingerprint
         self.trust = trust
         self.endpoints = endpoints
@@ -96,9 +99,15 @@ public struct LinkResult: Codable, Hashable, Sendable {
     public var rttMicros: Int?
     /// Past the Noise handshake and encrypted.
     public var encrypted: Bool
+    /// The cipher that seals it: aesgcm or chachapoly (nil before the handshake and on insecure links).
+    public var cipher: String?
 
-    public init(transport: String, address: String, state: String, rttMicros: Int?, encrypted: Bool = false) {
+    public init(
+        transport: String, address: String, state: String, rttMicros: Int?, encrypted: Bool = false,
+        cipher: String? = nil
+    ) {
         self.encrypted = encrypted
+        self.cipher = cipher
         self.transport = transport
         self.address = address
         self.state = state

@@ -55,7 +55,8 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
 
 /// One typed value in a `hello`: room for later handshake features without a version bump.
 public struct HelloExtension: Hashable, Sendable {
-    /// The extension's type: 2 listen port (1 was the key of version 2's handshake); receivers skip the others.
+    /// The extension's type: 2 listen port, 3 ciphers (1 was the key of version 2's handshake); receivers skip the
+    /// others.
     public var type: UInt16
     /// The extension's value, at most `Wire.maxHelloExtensionLength` bytes.
     public var value: [UInt8]
@@ -74,6 +75,18 @@ public struct HelloExtension: Hashable, Sendable {
     public static func listenPort(_ port: UInt16) -> HelloExtension {
         HelloExtension(type: listenPortType, value: [UInt8(truncatingIfNeeded: port), UInt8(port >> 8)])
     }
+
+    /// The ciphers the sender takes for the link's Noise handshake and records, in its order of preference: one
+    /// byte each, 1 ChaChaPoly, 2 AESGCM (docs/wire-format.md, section 9.2).
+    public static let ciphersType: UInt16 = 3
+
+    /// A cipher-list extension: `ciphers`, one byte each, in the sender's order of preference (1 to
+    /// `Wire.maxHelloCiphers` of them).
+    public static func ciphers(_ ciphers: [UInt8]) -> HelloExtension {
+        precondition(
+            (1...Wire.maxHelloCiphers).contains(ciphers.count), "a cipher list has 1...\(Wire.maxHelloCiphers)")
+        return HelloExtension(type: ciphersType, value: ciphers)
+    }
 }
 
 extension Hello {
@@ -85,5 +98,14 @@ extension Hello {
         else { return nil }
         let port = UInt16(value[0]) | UInt16(value[1]) << 8
         return port == 0 ? nil : port
+    }
+
+    /// The ciphers the sender takes, in its order of preference, from its cipher-list extension (unknown numbers
+    /// included); nil without one, or with a malformed one (empty, or longer than `Wire.maxHelloCiphers`).
+    public var ciphers: [UInt8]? {
+        guard let value = extensions.first(where: { $0.type == HelloExtension.ciphersType })?.value,
+            (1...Wire.maxHelloCiphers).contains(value.count)
+        else { return nil }
+        return value
     }
 }

@@ -40,6 +40,9 @@ public enum Wire {
     /// Longest value of one `hello` extension, in bytes.
     @inlinable public static var maxHelloExtensionLength: Int { 255 }
 
+    /// Most ciphers in a `hello`'s cipher list (extension 3); a longer list is malformed.
+    @inlinable public static var maxHelloCiphers: Int { 8 }
+
     /// Most members in a `members` message.
     @inlinable public static var maxMembers: Int { 64 }
 
@@ -73,7 +76,7 @@ public enum Wire {
     /// Largest plaintext of one sealed record on a stream, in bytes.
     @inlinable public static var maxRecordPlaintext: Int { 16 * 1024 }
 
-    /// Length of the authentication tag of a sealed record or datagram (ChaCha20-Poly1305), in bytes.
+    /// Length of the authentication tag of a sealed record or datagram (ChaCha20-Poly1305 or AES-256-GCM), in bytes.
     @inlinable public static var sealTagLength: Int { 16 }
 
     /// Largest payload of one `data` message on the reliable channel, in bytes.

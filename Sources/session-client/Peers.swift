@@ -17,8 +17,8 @@ struct Peers: RequestCommand {
         }
         var table = TextTable(
             headers: [
-                "PEER ID", "NAME", "STATE", "TRANSPORT", "ADDRESS", "PLAYER", "RTT", "UNRELIABLE", "LINKS", "TRUST",
-                "FINGERPRINT",
+                "PEER ID", "NAME", "STATE", "TRANSPORT", "ADDRESS", "PLAYER", "RTT", "UNRELIABLE", "LINKS", "CIPHER",
+                "TRUST", "FINGERPRINT",
             ],
             rightAligned: [5, 6]
         )
@@ -28,7 +28,7 @@ struct Peers: RequestCommand {
             table.rows.append([
                 peer.peerID, peer.name, peer.state, peer.transport, peer.address ?? "-",
                 peer.playerIndex.map(String.init) ?? "-", peer.rttMicros.map(Self.rtt) ?? "-", peer.unreliable,
-                links.isEmpty ? "-" : links, peer.trust ?? "-", peer.fingerprint ?? "-",
+                links.isEmpty ? "-" : links, peer.cipher ?? "-", peer.trust ?? "-", peer.fingerprint ?? "-",
             ])
         }
         Output.lines(table.render())

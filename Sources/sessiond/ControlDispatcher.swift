@@ -222,8 +222,9 @@ struct ControlDispatcher: Sendable {
             links: peer.links.map {
                 LinkResult(
                     transport: $0.transport, address: $0.address, state: $0.state.rawValue, rttMicros: $0.rttMicros,
-                    encrypted: $0.encrypted)
-            }, encrypted: peer.encrypted, fingerprint: peer.fingerprint, trust: peer.trust?.rawValue)
+                    encrypted: $0.encrypted, cipher: $0.cipher?.name)
+            }, encrypted: peer.encrypted, cipher: peer.cipher?.name, fingerprint: peer.fingerprint,
+            trust: peer.trust?.rawValue)
     }
 
     static func result(_ progress: TransferProgress, seconds: Double? = nil) -> TransferResult {

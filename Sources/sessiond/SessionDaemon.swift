@@ -16,6 +16,9 @@ import WireCodec
 /// The LanSession daemon: joins a session on the LAN and serves the local control socket.
 @main
 struct SessionDaemon: AsyncParsableCommand {
+    /// The environment variable that limits the ciphers this device offers (``SessionConfiguration/ciphers``).
+    static let ciphersVariable = "LANSESSION_CIPHERS"
+
     static let configuration = CommandConfiguration(
         commandName: "sessiond",
         abstract: "Join a LanSession session on the LAN and serve session-client on a local control socket.",
@@ -23,6 +26,11 @@ struct SessionDaemon: AsyncParsableCommand {
             Advertises and browses with DNS-SD through avahi-daemon, and over Bluetooth LE with --transport le or all \
             (or only dials --peer addresses with --no-discovery), keeps a reliable (TCP) and an unreliable (UDP) channel to every peer, and stops \
             gracefully on SIGTERM or SIGINT.
+
+            Links are sealed with AES-256-GCM when both sides offer it, with ChaCha20-Poly1305 otherwise. A device \
+            offers AES-256-GCM first where its CPU has AES instructions, then ChaCha20-Poly1305; the environment \
+            variable LANSESSION_CIPHERS (a comma-separated list of aesgcm and chachapoly, in order of preference) \
+            limits what it offers. A peer that takes neither cipher the other offers is refused.
 
             As a service (the Debian package): lansession.service runs sessiond as the system user lansession, with \
             --control /run/lansession/sessiond.sock, --state-dir /var/lib/lansession and the options in \
@@ -271,6 +279,16 @@ struct SessionDaemon: AsyncParsableCommand {
         } else {
             configuration.admission = admission == .open ? .open : .paired
         }
+        if let ciphers = environment[Self.ciphersVariable] {
+            guard let offered = NoiseCipher.list(parsing: ciphers) else {
+                throw DaemonError(
+                    "\(Self.ciphersVariable)=\(ciphers) is not a comma-separated list of chachapoly and aesgcm")
+            }
+            configuration.ciphers = offered
+        }
+        let offered = configuration.ciphers.map(\.name).joined(separator: ", ")
+        let source = environment[Self.ciphersVariable] == nil ? "this CPU's default" : Self.ciphersVariable
+        logger.info("links offer \(offered) (\(source))")
         configuration.trustedDevicesFile = store.trustedDevicesFile.path
         // Byte streams are taken while a client listens (`streams`, see StreamDesk), declined otherwise; files go to
         // the inbox.

@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// A real sessiond and an independent implementation of the protocol on Python's `noiseprotocol` complete the Noise
-/// handshake both ways, with and without the secret, and exchange sealed frames; on loopback, no test hosts.
+/// handshake both ways, with and without the secret, with ChaChaPoly and with AESGCM as their hellos choose, and
+/// exchange sealed frames; on loopback, no test hosts.
 @Suite(
     "Noise handshake against an independent implementation", .serialized,
     .disabled(if: PythonPeer.unavailableReason != nil, Comment(rawValue: PythonPeer.unavailableReason ?? ""))
@@ -22,11 +23,15 @@ struct NoiseInteropTests {
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    /// A daemon on loopback with `extra` options, once its control socket answers; and its port.
-    func daemon(_ scratch: Scratch, _ name: String, _ extra: [String]) async throws -> (HostProcess, Int) {
+    /// A daemon on loopback with `extra` options and `LANSESSION_CIPHERS=ciphers` when given, once its control
+    /// socket answers; and its port.
+    func daemon(
+        _ scratch: Scratch, _ name: String, _ extra: [String], ciphers: String? = nil
+    ) async throws -> (HostProcess, Int) {
         let socket = "\(scratch.path)/\(name).sock"
+        let environment = ciphers.map { ["env", "LANSESSION_CIPHERS=\($0)"] } ?? []
         let process = try HostProcess.local(
-            [
+            environment + [
                 Cluster.daemon, "--no-discovery", "--listen", "127.0.0.1", "--port", "0", "--name", name,
                 "--session", "e2e", "--state-dir", "\(scratch.path)/state-\(name)", "--control", socket,
                 "--log-level", "warning",
@@ -53,27 +58,33 @@ struct NoiseInteropTests {
         return events
     }
 
-    @Test("the Python peer dials sessiond and is dialled by it: same handshake both ways, sealed pings answered")
-    func bothDirections() async throws {
+    @Test(
+        "the Python peer dials sessiond and is dialled by it: same handshake both ways, sealed pings answered",
+        arguments: [false, true])
+    func bothDirections(aes: Bool) async throws {
+        // With AESGCM both offer it; otherwise the Python peer sends no cipher list, as an older release, and sessiond
+        // offers what this CPU gives it.
+        let ciphers = aes ? "aesgcm,chachapoly" : nil
+        let peerCiphers = aes ? ["--ciphers", "aesgcm,chachapoly"] : []
+        let cipher = aes ? "AESGCM" : "ChaChaPoly"
         let scratch = try Scratch()
         for secret in [false, true] {
             var extra = ["--admission", "open"]
-            var peerExtra: [String] = []
+            var peerExtra = peerCiphers
             if secret {
                 let path = "\(scratch.path)/secret"
                 try Data("an interop secret of 32 bytes...".utf8).write(to: URL(fileURLWithPath: path))
                 chmod(path, 0o600)
                 extra = ["--secret-file", path]
-                peerExtra = ["--secret-file", path]
+                peerExtra += ["--secret-file", path]
             }
-            let (listening, port) = try await daemon(scratch, secret ? "psk" : "open", extra)
+            let (listening, port) = try await daemon(scratch, secret ? "psk" : "open", extra, ciphers: ciphers)
             defer { listening.stop() }
             // Python dials (Noise initiator).
             let dialled = try peer(["dial", "127.0.0.1", "\(port)", "--pings", "20", "--seconds", "10"] + peerExtra)
             let handshake = try #require(PythonPeer.first("handshake", in: dialled))
-            #expect(
-                handshake["protocol"] as? String
-                    == (secret ? "Noise_XXpsk3_25519_ChaChaPoly_SHA256" : "Noise_XX_25519_ChaChaPoly_SHA256"))
+            let name = "Noise_\(secret ? "XXpsk3" : "XX")_25519_\(cipher)_SHA256"
+            #expect(handshake["protocol"] as? String == name)
             #expect(PythonPeer.first("accepted", in: dialled) != nil, "no sealed accept: \(dialled)")
             #expect(PythonPeer.first("pongs", in: dialled)?["count"] as? Int == 20)
             // sessiond dials Python (Noise responder): a second daemon told to reach it.
@@ -83,9 +94,12 @@ struct NoiseInteropTests {
             defer { listener.stop() }
             try await Task.sleep(for: .milliseconds(300))
             let (dialler, _) = try await daemon(
-                scratch, secret ? "psk-dialler" : "open-dialler", extra + ["--peer", "127.0.0.1:47391"])
+                scratch, secret ? "psk-dialler" : "open-dialler", extra + ["--peer", "127.0.0.1:47391"],
+                ciphers: ciphers)
             defer { dialler.stop() }
             let pongs = await listener.waitFor(timeout: 15) { $0["event"] as? String == "pongs" }
+            let accepted = listener.events.first { $0["event"] as? String == "handshake" }
+            #expect(accepted?["protocol"] as? String == name, "the dialled Python peer: \(listener.events)")
             #expect(pongs?["count"] as? Int == 20, "the dialled Python peer: \(listener.events)")
             #expect(listener.events.contains { $0["event"] as? String == "acceptedInvitation" })
         }
@@ -116,5 +130,14 @@ struct NoiseInteropTests {
         let fields = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
         #expect(fields?["peers"] as? Int == 0)
         #expect(fields?["failedHandshakes"] as? Int ?? 0 >= 2)
+
+        // A peer that takes AESGCM alone and a sessiond limited to ChaChaPoly have no cipher in common: both refuse.
+        let (chacha, chachaPort) = try await daemon(scratch, "chacha", ["--admission", "open"], ciphers: "chachapoly")
+        defer { chacha.stop() }
+        let aesOnly = try peer(["dial", "127.0.0.1", "\(chachaPort)", "--ciphers", "aesgcm", "--seconds", "5"])
+        #expect(PythonPeer.first("handshake", in: aesOnly) == nil)
+        #expect(
+            PythonPeer.first("closed", in: aesOnly)?["declineReason"] as? Int == 7
+                || PythonPeer.first("helloRefused", in: aesOnly)?["reason"] as? Int == 7, "\(aesOnly)")
     }
 }

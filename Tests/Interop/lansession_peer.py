@@ -43,6 +43,10 @@ HELLO, ACCEPT, DECLINE, INVITATION, PING, PONG, BYE, NOISE, TRUST, PAIRING = 1, 
 LAYOUTS = {ACCEPT: "u64", DECLINE: "u8", INVITATION: "b1024 v32", PING: "v32 v64 b1024", PONG: "v32 v64 b1024",
            BYE: "u8", NOISE: "b4096", PAIRING: "u8"}
 CAP_ENCRYPTION, CAP_PSK = 1 << 2, 1 << 4
+CIPHERS_EXTENSION, MAX_HELLO_CIPHERS = 3, 8  # the hello's cipher list (sections 3.2 and 9.2)
+CHACHAPOLY, AESGCM = 1, 2
+CIPHER_NAMES = {"chachapoly": CHACHAPOLY, "aesgcm": AESGCM}
+CIPHER_PARTS = {CHACHAPOLY: "ChaChaPoly", AESGCM: "AESGCM"}
 VERSION_MISMATCH, WRONG_SESSION, AUTHENTICATION_FAILED = 4, 5, 7  # decline reasons
 LEAVING, PROTOCOL_ERROR = 1, 3  # bye reasons
 REQUEST, CONFIRM, REJECT = 1, 2, 3  # pairing steps
@@ -170,6 +174,21 @@ def decode_hello(r):
     return h
 
 
+def ciphers_taken(extensions):
+    """The ciphers a hello's sender takes (section 9.2): those of its list this peer knows; ChaChaPoly alone without
+    a list, or with an empty or too long one."""
+    listed = next((v for t, v in extensions if t == CIPHERS_EXTENSION), None)
+    if listed is None or not 1 <= len(listed) <= MAX_HELLO_CIPHERS:
+        return [CHACHAPOLY]
+    return [c for c in listed if c in CIPHER_PARTS]
+
+
+def cipher_choice(one, other):
+    """AESGCM when both take it, else ChaChaPoly; None when one of them does not take that."""
+    choice = AESGCM if AESGCM in one and AESGCM in other else CHACHAPOLY
+    return choice if choice in one and choice in other else None
+
+
 def skip_statements(r, limit):
     """Reads a list of statements (section 9.6) without believing any: this peer trusts nobody's word."""
     n = r.count(limit)
@@ -224,7 +243,7 @@ class Link:
         self.sock, self.dialer, self.o, self.tag, self.psk = sock, dialer, o, tag, o.secret is not None
         self.static, self.static_public, self.signing_public = keys
         self.inbuf, self.plain, self.kinds, self.rtts = bytearray(), bytearray(), [], []
-        self.noise = self.hs = self.remote_hello = self.remote_frame = self.ping_out = None
+        self.noise = self.hs = self.remote_hello = self.remote_frame = self.ping_out = self.cipher = None
         self.code = self.token = self.decline_reason = self.bye_reason = self.closed_by = self.idle_since = None
         self.opening = self.sealing = self.handshaken = self.closed = self.failed = self.impostor = False
         self.invited = self.accepted = self.confirmed = self.peer_confirmed = self.pairing_over = False
@@ -232,7 +251,8 @@ class Link:
         self.local_frame = encode_hello({
             "version": VERSION, "peerID": int(o.claim, 16) if o.claim else peer_id(self.static_public),
             "incarnation": secrets.randbits(64), "capabilities": CAP_ENCRYPTION | (CAP_PSK if self.psk else 0),
-            "port": 0, "name": o.name, "session": o.session, "extensions": []})
+            "port": 0, "name": o.name, "session": o.session,
+            "extensions": [] if o.ciphers is None else [(CIPHERS_EXTENSION, bytes(o.ciphers))]})
         self.write(self.local_frame)  # each side sends its hello at once
 
     def emit(self, event, **fields):
@@ -335,6 +355,10 @@ class Link:
         reason = (VERSION_MISMATCH if h["version"] != VERSION else WRONG_SESSION if h["session"] != self.o.session
                   else AUTHENTICATION_FAILED if not caps & CAP_ENCRYPTION or bool(caps & CAP_PSK) != self.psk
                   else None)
+        if reason is None:
+            mine = [CHACHAPOLY] if self.o.ciphers is None else self.o.ciphers
+            self.cipher = cipher_choice(mine, ciphers_taken(h["extensions"]))
+            reason = AUTHENTICATION_FAILED if self.cipher is None else None
         if reason is not None:
             self.send(DECLINE, reason)
             self.emit("helloRefused", reason=reason)
@@ -345,7 +369,7 @@ class Link:
 
     def start_noise(self):
         self.noise = NoiseConnection.from_name(
-            f"Noise_{'XXpsk3' if self.psk else 'XX'}_25519_ChaChaPoly_SHA256".encode())
+            f"Noise_{'XXpsk3' if self.psk else 'XX'}_25519_{CIPHER_PARTS[self.cipher]}_SHA256".encode())
         self.noise.set_as_initiator() if self.dialer else self.noise.set_as_responder()
         self.noise.set_keypair_from_private_bytes(Keypair.STATIC, self.static)
         d, a = (self.local_frame, self.remote_frame) if self.dialer else (self.remote_frame, self.local_frame)
@@ -549,6 +573,8 @@ def main():
     common.add_argument("--hold", type=float, help="seconds to stay once done (default: dialer 0, acceptor: wait)")
     common.add_argument("--no-invite", action="store_true", help="dialer: send no invitation")
     common.add_argument("--seconds", type=float, default=15.0, help="hard overall time limit")
+    common.add_argument("--ciphers", help="the hello's cipher list, e.g. aesgcm,chachapoly (default: none, as an older "
+                        "release: ChaChaPoly)")
     parser = argparse.ArgumentParser(description="An independent LanSession peer (wire format version 3).")
     modes = parser.add_subparsers(dest="mode", required=True)
     for mode, arguments in (("dial", ["dial_host", "dial_port"]), ("accept", ["listen_port"]),
@@ -568,6 +594,11 @@ def main():
         o.secret = o.secret[:-1] if o.secret.endswith(b"\n") else o.secret
         if not o.secret:
             parser.error("the secret is empty")
+    if o.ciphers is not None:
+        names = o.ciphers.split(",")
+        if any(n not in CIPHER_NAMES for n in names) or len(set(names)) != len(names):
+            parser.error("--ciphers takes a comma-separated list of aesgcm and chachapoly")
+        o.ciphers = [CIPHER_NAMES[n] for n in names]
     o.pair = o.pair or o.mode == "relay"
     run(o)
     return 0

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Test vectors for LinkCrypto's Noise handshake, from an independent implementation.
 
-Runs Noise_XX_25519_ChaChaPoly_SHA256 and Noise_XXpsk3_25519_ChaChaPoly_SHA256 with Python's `noiseprotocol`
-package (`pip install noiseprotocol`, module `noise`) and fixed keys, and prints in hex what
+Runs Noise_XX_25519_ChaChaPoly_SHA256, Noise_XXpsk3_25519_ChaChaPoly_SHA256, Noise_XX_25519_AESGCM_SHA256 and
+Noise_XXpsk3_25519_AESGCM_SHA256 with Python's `noiseprotocol` package (`pip install noiseprotocol`, module `noise`)
+and fixed keys, and prints in hex what
 Tests/LinkCryptoTests/NoiseVectorTests.swift checks byte for byte: the three handshake messages, the handshake hash,
 one transport message each way, transport messages around a rekey (after every 3 messages), the datagram keys and
 the pairing code.
@@ -95,3 +96,5 @@ def run(name, psk):
 
 run("Noise_XX_25519_ChaChaPoly_SHA256", None)
 run("Noise_XXpsk3_25519_ChaChaPoly_SHA256", PSK)
+run("Noise_XX_25519_AESGCM_SHA256", None)
+run("Noise_XXpsk3_25519_AESGCM_SHA256", PSK)

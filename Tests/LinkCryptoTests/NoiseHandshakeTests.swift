@@ -10,15 +10,20 @@ struct Handshakes {
     var initiator: NoiseHandshake
     var responder: NoiseHandshake
 
-    init(initiatorPSK: SessionSecret?, responderPSK: SessionSecret?) {
+    init(
+        initiatorPSK: SessionSecret?, responderPSK: SessionSecret?, initiatorCipher: NoiseCipher = .chaChaPoly,
+        responderCipher: NoiseCipher = .chaChaPoly
+    ) {
         initiator = NoiseHandshake(
-            role: .initiator, staticKey: initiatorStatic, prologue: Self.prologue, psk: initiatorPSK)
+            role: .initiator, staticKey: initiatorStatic, prologue: Self.prologue, psk: initiatorPSK,
+            cipher: initiatorCipher)
         responder = NoiseHandshake(
-            role: .responder, staticKey: responderStatic, prologue: Self.prologue, psk: responderPSK)
+            role: .responder, staticKey: responderStatic, prologue: Self.prologue, psk: responderPSK,
+            cipher: responderCipher)
     }
 
-    init(psk: SessionSecret?) {
-        self.init(initiatorPSK: psk, responderPSK: psk)
+    init(psk: SessionSecret?, cipher: NoiseCipher = .chaChaPoly) {
+        self.init(initiatorPSK: psk, responderPSK: psk, initiatorCipher: cipher, responderCipher: cipher)
     }
 
     /// Runs the three messages (payloads unchecked), `tamper` changing each on the way (index 0, 1, 2).
@@ -38,8 +43,10 @@ struct Handshakes {
     }
 
     /// The keys of both sides after a complete handshake.
-    static func keys(psk: SessionSecret? = nil) throws -> (initiator: LinkKeys, responder: LinkKeys) {
-        var pair = Handshakes(psk: psk)
+    static func keys(
+        psk: SessionSecret? = nil, cipher: NoiseCipher = .chaChaPoly
+    ) throws -> (initiator: LinkKeys, responder: LinkKeys) {
+        var pair = Handshakes(psk: psk, cipher: cipher)
         try pair.run()
         return (try pair.initiator.split(), try pair.responder.split())
     }

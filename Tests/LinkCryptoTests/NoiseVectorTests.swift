@@ -12,6 +12,7 @@ struct NoiseVectorTests {
     struct Vector: Sendable, CustomTestStringConvertible {
         let protocolName: String
         let psk: Bool
+        let cipher: NoiseCipher
         let message1: String
         let message2: String
         let message3: String
@@ -39,7 +40,7 @@ struct NoiseVectorTests {
 
     static let vectors = [
         Vector(
-            protocolName: "Noise_XX_25519_ChaChaPoly_SHA256", psk: false,
+            protocolName: "Noise_XX_25519_ChaChaPoly_SHA256", psk: false, cipher: .chaChaPoly,
             message1: "532b2be7dbb1e6b258d75263b4e207516248573e50ab0bf63e0ebd8c2601fc15",
             message2: "97b88e38a0744da209edd52f742741840bcc791037936c610c1b4b7ed305912e"
                 + "7717ec428d6479081a105e0a38eb325c7368f93f2b14e2b11949110eb69526bb"
@@ -58,7 +59,7 @@ struct NoiseVectorTests {
             datagramKey2: "17ed41d8fb6ee2988e290fd49864f4f38ee1d72e18504bffe940f17294fa8400",
             pairingCode: "583771"),
         Vector(
-            protocolName: "Noise_XXpsk3_25519_ChaChaPoly_SHA256", psk: true,
+            protocolName: "Noise_XXpsk3_25519_ChaChaPoly_SHA256", psk: true, cipher: .chaChaPoly,
             message1: "532b2be7dbb1e6b258d75263b4e207516248573e50ab0bf63e0ebd8c2601fc15"
                 + "c5763e53fc1c5365a46780b985a41a44",
             message2: "97b88e38a0744da209edd52f742741840bcc791037936c610c1b4b7ed305912e"
@@ -77,6 +78,45 @@ struct NoiseVectorTests {
             datagramKey1: "3c5e9f8d25fbc11fd675c4c23e2f9cd394098f168448f09fbe7cb12460854681",
             datagramKey2: "6f254cc35e9ae12878a9eff7a87832131459a33ad4a3022980e157ec2621ed7a",
             pairingCode: "407760"),
+        Vector(
+            protocolName: "Noise_XX_25519_AESGCM_SHA256", psk: false, cipher: .aesGCM,
+            message1: "532b2be7dbb1e6b258d75263b4e207516248573e50ab0bf63e0ebd8c2601fc15",
+            message2: "97b88e38a0744da209edd52f742741840bcc791037936c610c1b4b7ed305912e"
+                + "94f6737509999d24b392f3c4f1b180511222cb5b21c4ed063c71995936c028f0"
+                + "3598d86a560f3cf49d1da88e36c53f12c99b07ffe061abfa63457c4c0578efe8"
+                + "603f6d34",
+            message3: "d7d963b84ade6778b640dfe41cb2379586d7b9911fd1d83a8674aa4be95c576e"
+                + "06e0a61561f71f044e4c0e2b728eb259087d9a7bb1ca95364250f1d02ecce985"
+                + "a0958201",
+            handshakeHash: "8d33476274cbe3f42e96ec526bb99d44029a67e6dd4b1369dc1300e141c65053",
+            ping: "9a3583f449a836f7b9a4e0f7f831df0e20b6b65c",
+            pong: "16fae77c3f6dae306dbd56446ba0f70f4269217a",
+            rekeyA: "fbd7c47c58622dd3c51f7975a6e475c1eb",
+            rekeyB: "2671d2b73b58ec9dc59b2927104c958031",
+            rekeyC: "845ed740f776a5f8ba540252079a7c6533",
+            datagramKey1: "48ff7066d13b8255a241414278debb134da51477cbe3556b409db134afcff4d7",
+            datagramKey2: "a6604816a2b0d20cec485e844f82a237f1aa74565f76adc7bda82d7c1fc2e29f",
+            pairingCode: "447134"),
+        Vector(
+            protocolName: "Noise_XXpsk3_25519_AESGCM_SHA256", psk: true, cipher: .aesGCM,
+            message1: "532b2be7dbb1e6b258d75263b4e207516248573e50ab0bf63e0ebd8c2601fc15"
+                + "fd87cf18b10f9857c4808b9fadd7d67f",
+            message2: "97b88e38a0744da209edd52f742741840bcc791037936c610c1b4b7ed305912e"
+                + "6b8d35228417191d1ed8007eaac7cba26f7c8f77e63f51d5b94b38250c0c653d"
+                + "9a0b8fff50f3be19028797fc0ebed54e0fec19370b783197d1a4e8814638549b"
+                + "d9cc74ce",
+            message3: "da69b31d2254ac67bc4354c7ab9a095a999e3ae9b600480e16c0b5576fe41d4e"
+                + "01e8322a32f1a923d19ed67d359899e6731b5fb920edbdae5c15e286eb3c07ee"
+                + "06dfff21",
+            handshakeHash: "ea94bc6302ca4ababc87be7aa3af6ef73634a13e3e42594121dd4f27e69b0a6a",
+            ping: "2344699c81333a0496334304cd25641c42f184b9",
+            pong: "1213471ac6252b2d1071e5711febfe33fcf139ac",
+            rekeyA: "aba2f08d286dcb4c846b270f764583d502",
+            rekeyB: "7d46d04dd2d27cfc166c229374f26d7ae4",
+            rekeyC: "4fbe32e56bb6445d819f19cc10440f0fa6",
+            datagramKey1: "449ce2aa04f3fa7599b4871c4212283878efde80fb7fd0857ab52e2ed18309d7",
+            datagramKey2: "7f7a8e736cf7dd010cc96ee2eb4bcac309fe44d97d6aab636c90a7b69df164e2",
+            pairingCode: "656022"),
     ]
 
     static func key(_ hex: String) throws -> Curve25519.KeyAgreement.PrivateKey {
@@ -90,8 +130,9 @@ struct NoiseVectorTests {
 
     @Test("the protocol names are Noise's")
     func names() {
-        #expect(NoiseHandshake.protocolName(psk: false) == Self.vectors[0].protocolName)
-        #expect(NoiseHandshake.protocolName(psk: true) == Self.vectors[1].protocolName)
+        for vector in Self.vectors {
+            #expect(NoiseHandshake.protocolName(psk: vector.psk, cipher: vector.cipher) == vector.protocolName)
+        }
     }
 
     @Test(
@@ -101,10 +142,10 @@ struct NoiseVectorTests {
         let psk = vector.psk ? try SessionSecret(psk: (1...32).map { UInt8($0) }) : nil
         var initiator = NoiseHandshake(
             role: .initiator, staticKey: try Self.key(Self.initiatorStatic), prologue: Self.prologue, psk: psk,
-            ephemeral: try Self.key(Self.initiatorEphemeral))
+            cipher: vector.cipher, ephemeral: try Self.key(Self.initiatorEphemeral))
         var responder = NoiseHandshake(
             role: .responder, staticKey: try Self.key(Self.responderStatic), prologue: Self.prologue, psk: psk,
-            ephemeral: try Self.key(Self.responderEphemeral))
+            cipher: vector.cipher, ephemeral: try Self.key(Self.responderEphemeral))
 
         let message1 = try initiator.writeMessage(payload: [])
         #expect(message1 == bytes(vector.message1))
@@ -123,6 +164,7 @@ struct NoiseVectorTests {
 
         let initiatorKeys = try initiator.split()
         let responderKeys = try responder.split()
+        #expect(initiatorKeys.cipher == vector.cipher && responderKeys.cipher == vector.cipher)
         #expect(initiatorKeys.handshakeHash == bytes(vector.handshakeHash))
         #expect(initiatorKeys.pairingCode == vector.pairingCode)
         #expect(responderKeys.pairingCode == vector.pairingCode)
@@ -178,7 +220,7 @@ struct NoiseVectorSpecTests {
         }
         var expected: [String: String] = [:]
         for vector in NoiseVectorTests.vectors {
-            let pattern = vector.psk ? "XXpsk3" : "XX"
+            let pattern = (vector.psk ? "XXpsk3" : "XX") + (vector.cipher == .aesGCM ? " AESGCM" : "")
             let values = [
                 ("message1", vector.message1), ("message2", vector.message2), ("message3", vector.message3),
                 ("handshakeHash", vector.handshakeHash), ("ping", vector.ping), ("pong", vector.pong),

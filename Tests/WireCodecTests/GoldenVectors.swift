@@ -31,6 +31,15 @@ enum GoldenVectors {
             "29 01 03 ef cd ab 89 67 45 23 01 01 00 00 00 00 00 00 00 03 98 ef 02 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 01 02 02 98 b7"
         ),
         (
+            "hello+ciphers",
+            .hello(
+                Hello(
+                    peerID: alice, incarnation: 0x0000_0000_0000_0001,
+                    capabilities: [.datagrams, .resume, .encryption], datagramPort: 47_000, displayName: "alice",
+                    sessionName: "default", extensions: [.listenPort(47_000), .ciphers([2, 1])])),
+            "2d 01 03 ef cd ab 89 67 45 23 01 01 00 00 00 00 00 00 00 07 98 ef 02 05 61 6c 69 63 65 07 64 65 66 61 75 6c 74 02 02 02 98 b7 03 02 02 01"
+        ),
+        (
             "hello+extension",
             .hello(
                 Hello(

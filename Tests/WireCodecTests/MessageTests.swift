@@ -51,6 +51,22 @@ struct MessageTests {
         #expect(hello.listenPort == nil)
     }
 
+    @Test("the cipher-list extension reads back in its order, unknown numbers kept; an empty or long one is ignored")
+    func ciphers() {
+        var hello = Hello(
+            peerID: PeerID(1), displayName: "a", sessionName: "s", extensions: [.listenPort(1), .ciphers([2, 9, 1])])
+        #expect(hello.ciphers == [2, 9, 1])
+        #expect(hello.listenPort == 1)
+        for value in [[], [UInt8](repeating: 1, count: Wire.maxHelloCiphers + 1)] {
+            hello.extensions = [HelloExtension(type: HelloExtension.ciphersType, value: value)]
+            #expect(hello.ciphers == nil, "\(value)")
+        }
+        hello.extensions = [.ciphers([UInt8](repeating: 1, count: Wire.maxHelloCiphers))]
+        #expect(hello.ciphers?.count == Wire.maxHelloCiphers)
+        hello.extensions = []
+        #expect(hello.ciphers == nil)
+    }
+
     @Test("link-control kinds are unsequenced and commands sequenced")
     func sequencedKinds() {
         for kind in MessageKind.allCases {

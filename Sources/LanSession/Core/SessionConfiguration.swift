@@ -1,3 +1,4 @@
+import LinkCrypto
 import NIOCore
 import WireCodec
 
@@ -90,6 +91,11 @@ public struct SessionConfiguration: Sendable {
     /// Partial files of interrupted transfers older than this (by their last write) are removed from the inbox: at the
     /// start and every hour. Nil: kept until resumed or cancelled.
     public var partialFileLifetime: Duration? = .seconds(7 * 24 * 3600)
+    /// The ciphers this device offers for its links' Noise handshake and sealing, in its order of preference (sessiond
+    /// takes them from `LANSESSION_CIPHERS`). A link is sealed with AES-256-GCM when both sides offer it, else with
+    /// ChaCha20-Poly1305; a side that does not offer that refuses the link (docs/wire-format.md, section 9.2). By
+    /// default AES-256-GCM first where the CPU has AES instructions, then ChaCha20-Poly1305.
+    public var ciphers: [NoiseCipher] = NoiseCipher.defaultOffer
     /// Holds the writes of received resources where a test says (see ``InboxGate``); nil in use.
     var inboxGate: InboxGate?
 
@@ -159,6 +165,9 @@ public struct SessionConfiguration: Sendable {
                 "the failover silence must be longer than the heartbeat interval, the intervals positive")
         }
         if let secret, secret.isEmpty { throw SessionError(.invalidConfiguration, "the secret is empty") }
+        guard !ciphers.isEmpty, ciphers.count <= Wire.maxHelloCiphers, Set(ciphers).count == ciphers.count else {
+            throw SessionError(.invalidConfiguration, "the ciphers must be one or more, each once, got \(ciphers)")
+        }
         if isInsecure {
             guard case .open = admission else {
                 throw SessionError(

@@ -54,7 +54,7 @@ extension SessionCore {
         let hello = localHello(for: link)
         if let security {
             do {
-                security.localHello = try StreamFraming.encode(.hello(hello), limits: .default)
+                try security.remember(sent: hello)
             } catch {
                 logger.debug("cannot encode the hello: \(error)")
                 perform(link.machine.drop("cannot encode the hello"), on: link)
@@ -81,10 +81,11 @@ extension SessionCore {
         var capabilities: Capabilities = [.resume, .appMessages]
         let datagramChannel = datagrams.channel
         if datagramChannel != nil { capabilities.insert(.datagrams) }
-        let extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
+        var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
         if link.security != nil {
             capabilities.insert(.encryption)
             if psk != nil { capabilities.insert(.preSharedKey) }
+            extensions.append(NoiseCipher.helloExtension(offering: configuration.ciphers))
         }
         return Hello(
             peerID: localPeer, incarnation: incarnation, capabilities: capabilities,

@@ -216,7 +216,7 @@ extension SessionCore {
             address: peer.active?.remoteDescription ?? endpoints.first?.description,
             links: links.map(\.info), endpoints: endpoints,
             rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: datagrams.route(of: peer.id),
-            encrypted: peer.active?.security?.isEstablished ?? false,
+            encrypted: peer.active?.security?.isEstablished ?? false, cipher: peer.active?.security?.cipher,
             fingerprint: peer.publicKey.map(PeerID.fingerprint(of:)), trust: peer.trust)
     }
 

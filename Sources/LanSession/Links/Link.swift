@@ -87,7 +87,8 @@ final class Link {
             machine.isActive || machine.isActivating ? .active : machine.isHandshaken ? .standby : .connecting
         return LinkInfo(
             transport: transport.name, address: remoteDescription, state: state,
-            rttMicros: rtt.smoothed.map { Int($0.nanoseconds / 1000) }, encrypted: security?.isEstablished ?? false)
+            rttMicros: rtt.smoothed.map { Int($0.nanoseconds / 1000) }, encrypted: security?.isEstablished ?? false,
+            cipher: security?.cipher)
     }
 }
 

@@ -9,12 +9,16 @@ import WireCodec
 /// `noise` frames, then only sealed records. The dialer (Noise's initiator) seals from the write after its message 3
 /// and opens from the byte after message 2; the acceptor opens from the byte after message 3 and seals from then on.
 /// The decoder takes the opener as soon as the core has set it (``takeOpener()``).
+///
+/// The two hellos choose the cipher (``NoiseCipher/choice(between:and:)``) and are the prologue: a cipher list
+/// altered on the way fails the handshake instead of downgrading it.
 final class LinkSecurity {
     let role: LinkStateMachine.Role
     let identity: DeviceIdentity
     let psk: SessionSecret?
-    /// The hello this side sent, as it went on the wire (the frame).
-    var localHello: [UInt8] = []
+    /// The hello this side sent, and as it went on the wire (the frame).
+    private var sentHello: Hello?
+    private(set) var localHello: [UInt8] = []
     private(set) var handshake: NoiseHandshake?
     private(set) var keys: LinkKeys?
     private var sealer: RecordSealer?
@@ -35,6 +39,15 @@ final class LinkSecurity {
     /// The handshake is complete and the keys are in use.
     var isEstablished: Bool { keys != nil }
 
+    /// The cipher that seals the link, once the handshake is complete.
+    var cipher: NoiseCipher? { keys?.cipher }
+
+    /// Keeps the hello this side sends, for the cipher's choice and the prologue.
+    func remember(sent hello: Hello) throws(WireError) {
+        localHello = try StreamFraming.encode(.hello(hello), limits: .default)
+        sentHello = hello
+    }
+
     /// What the prologue binds: the label, then the dialer's and the acceptor's hello frames as sent, each with a
     /// `u32le` length.
     static func prologue(dialerHello: [UInt8], acceptorHello: [UInt8]) -> [UInt8] {
@@ -49,8 +62,14 @@ final class LinkSecurity {
         return prologue
     }
 
-    /// Starts the handshake once the peer's hello arrived; the dialer's message 1 is returned, to be sent.
+    /// Starts the handshake once the peer's hello arrived, with the cipher the two hellos choose; the dialer's
+    /// message 1 is returned, to be sent. Hellos without a cipher in common fail.
     func begin(remoteHello: Hello) throws(LinkCryptoError) -> [UInt8]? {
+        guard let sentHello else { throw LinkCryptoError(.handshakeFailed, "this side sent no hello") }
+        guard let cipher = NoiseCipher.choice(between: sentHello, and: remoteHello) else {
+            let (mine, theirs) = (NoiseCipher.taken(by: sentHello), NoiseCipher.taken(by: remoteHello))
+            throw LinkCryptoError(.handshakeFailed, "no cipher in common: this side takes \(mine), the peer \(theirs)")
+        }
         let remote: [UInt8]
         do {
             remote = try StreamFraming.encode(.hello(remoteHello), limits: .default)
@@ -62,7 +81,7 @@ final class LinkSecurity {
             role: dialer ? .initiator : .responder, staticKey: identity.staticKey,
             prologue: Self.prologue(
                 dialerHello: dialer ? localHello : remote, acceptorHello: dialer ? remote : localHello),
-            psk: psk)
+            psk: psk, cipher: cipher)
         defer { self.handshake = handshake }
         return dialer ? try handshake.writeMessage(payload: []) : nil
     }

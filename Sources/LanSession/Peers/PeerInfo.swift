@@ -1,3 +1,4 @@
+import LinkCrypto
 import NIOCore
 import WireCodec
 
@@ -49,10 +50,16 @@ public struct LinkInfo: Hashable, Sendable {
     public var rttMicros: Int?
     /// Past the Noise handshake, and sealed.
     public var encrypted: Bool
+    /// The cipher that seals it, once past the Noise handshake.
+    public var cipher: NoiseCipher?
 
     /// Creates a link snapshot.
-    public init(transport: String, address: String, state: State, rttMicros: Int?, encrypted: Bool = false) {
+    public init(
+        transport: String, address: String, state: State, rttMicros: Int?, encrypted: Bool = false,
+        cipher: NoiseCipher? = nil
+    ) {
         self.encrypted = encrypted
+        self.cipher = cipher
         self.transport = transport
         self.address = address
         self.state = state
@@ -83,6 +90,8 @@ public struct PeerInfo: Hashable, Sendable {
     public var unreliable: UnreliableRoute
     /// Its active link is past the Noise handshake and sealed.
     public var encrypted: Bool = false
+    /// The cipher that seals its active link.
+    public var cipher: NoiseCipher?
     /// The fingerprint of the device key its handshakes proved (nil on insecure links).
     public var fingerprint: String?
     /// How it got in (nil on insecure links).
