@@ -68,6 +68,13 @@ def main():
             push["push_vs_scp"], "≥ 2×", push["push_vs_scp"] >= 2)
         add("  raw TCP copy (anchor check)", f"{push['raw_copy_mbps']:.0f} MB/s",
             f"iperf3 {push['iperf3_mbps']:.0f} MB/s", push["raw_copy_mbps"] / push["iperf3_mbps"])
+        if "push_cpu_ns_per_byte" in push:  # rows from before the push measured its CPU have none
+            cpu = push["push_cpu_ns_per_byte"]
+            add(f"  CPU per byte, {label} (both ends)", f"{cpu:.2f} ns/B",
+                f"iperf3 {push['iperf3_cpu_ns_per_byte']:.2f} ns/B", cpu / push["iperf3_cpu_ns_per_byte"])
+            scp_cpu = min(push["scp_aes128_gcm_cpu_ns_per_byte"], push["scp_chacha20_cpu_ns_per_byte"])
+            add(f"  CPU per byte, {label} (both ends)", f"{cpu:.2f} ns/B", f"scp {scp_cpu:.2f} ns/B (cheaper cipher)",
+                cpu / scp_cpu)
         for quantile, limit in (("p50", 1.5), ("p99", 3)):
             busy, idle = push[f"ping_busy_{quantile}_us"], push[f"ping_idle_{quantile}_us"]
             add(f"  round trip during the push, {quantile}", f"{busy:.0f} µs", f"idle {idle:.0f} µs", busy / idle,

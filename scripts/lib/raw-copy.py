@@ -2,8 +2,11 @@
 """The raw TCP copy that file transfers are compared with, between test hosts.
 
     raw-copy.py receive PORT PATH   accept one connection, write what arrives to PATH, fsync, print
-                                    {"bytes", "seconds"} (from accept to the synced end) and remove PATH
-    raw-copy.py send HOST PORT PATH send PATH with sendfile
+                                    {"bytes", "seconds", "cpu_seconds"} (from accept to the synced end) and remove
+                                    PATH
+    raw-copy.py send HOST PORT PATH send PATH with sendfile, print {"cpu_seconds"} (from connect to close)
+
+cpu_seconds is this process's user and system time over that span: the copy's own, without Python's start.
 
 The receiver prints {"listening": PORT} once it listens; every line is one JSON object.
 """
@@ -22,6 +25,7 @@ def receive(port, path):
     print(json.dumps({"listening": port}), flush=True)
     connection, _ = server.accept()
     start = time.monotonic()
+    cpu_start = time.process_time()
     count = 0
     buffer = bytearray(1 << 20)
     with open(path, "wb") as file:
@@ -33,11 +37,13 @@ def receive(port, path):
             count += received
         file.flush()
         os.fsync(file.fileno())
-    print(json.dumps({"bytes": count, "seconds": time.monotonic() - start}), flush=True)
+    seconds, cpu_seconds = time.monotonic() - start, time.process_time() - cpu_start
+    print(json.dumps({"bytes": count, "seconds": seconds, "cpu_seconds": cpu_seconds}), flush=True)
     os.unlink(path)
 
 
 def send(host, port, path):
+    cpu_start = time.process_time()
     connection = socket.create_connection((host, port))
     with open(path, "rb") as file:
         size = os.fstat(file.fileno()).st_size
@@ -45,6 +51,7 @@ def send(host, port, path):
         while offset < size:
             offset += os.sendfile(connection.fileno(), file.fileno(), offset, size - offset)
     connection.close()
+    print(json.dumps({"cpu_seconds": time.process_time() - cpu_start}), flush=True)
 
 
 if __name__ == "__main__":
