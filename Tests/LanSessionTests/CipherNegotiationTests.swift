@@ -47,12 +47,17 @@ struct CipherNegotiationTests {
             #expect(peer.links.first?.cipher == test.expected)
         }
         try await a.send(Array("sealed".utf8), to: [b.peerID])
-        #expect(await eventsB.wait { $0.contains(.data(from: a.peerID, bytes: Array("sealed".utf8), reliable: true)) })
+        #expect(
+            await eventsB.wait {
+                $0.contains(.data(from: a.peerID, bytes: ByteBuffer(string: "sealed"), reliable: true))
+            })
         // Datagrams, sealed with the same cipher, once the probe found UDP.
         #expect(try await waitUntil(.seconds(5)) { try await a.peers().first?.unreliable == .udp })
         try await a.send(Array("datagram".utf8), to: [b.peerID], mode: .unreliable)
         #expect(
-            await eventsB.wait { $0.contains(.data(from: a.peerID, bytes: Array("datagram".utf8), reliable: false)) })
+            await eventsB.wait {
+                $0.contains(.data(from: a.peerID, bytes: ByteBuffer(string: "datagram"), reliable: false))
+            })
         await stopAll([a, b])
     }
 

@@ -16,6 +16,8 @@ struct StreamMultiplexerTests {
         var sent: [(message: Message, peer: PeerID)] = []
         var sentData: [(payload: [UInt8], peer: PeerID)] = []
         var room = true
+        /// Messages that still fit when set; `room` says it otherwise.
+        var roomForMessages: Int?
         var unacknowledged = 0
         var events: [SessionEvent] = []
         var opened: [(peer: PeerID, name: String, id: UInt32)] = []
@@ -27,6 +29,10 @@ struct StreamMultiplexerTests {
             return true
         }
         func sendData(_ payload: ByteBuffer, to peer: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
+            if let left = roomForMessages {
+                guard left > 0 else { return false }
+                roomForMessages = left - 1
+            }
             guard room else { return false }
             sentData.append((Array(payload.readableBytesView), peer))
             return true
@@ -54,11 +60,11 @@ struct StreamMultiplexerTests {
     func dataWaitsForRoom() throws {
         let session = FakeSession()
         let multiplexer = multiplexer(session)
-        #expect(multiplexer.sendData(ByteBuffer(bytes: [1]), to: peer) == nil, "room: sent at once")
+        #expect(multiplexer.sendData([ByteBuffer(bytes: [1])], to: peer) == nil, "room: sent at once")
         session.room = false
-        let waiting = try #require(multiplexer.sendData(ByteBuffer(bytes: [2]), to: peer))
+        let waiting = try #require(multiplexer.sendData([ByteBuffer(bytes: [2])], to: peer))
         session.room = true
-        #expect(multiplexer.sendData(ByteBuffer(bytes: [3]), to: peer) != nil, "behind what waits, even with room")
+        #expect(multiplexer.sendData([ByteBuffer(bytes: [3])], to: peer) != nil, "behind what waits, even with room")
         #expect(session.sentData.map(\.payload) == [[1]])
         multiplexer.roomFreed(for: peer)
         #expect(session.sentData.map(\.payload) == [[1], [2], [3]])
@@ -92,12 +98,32 @@ struct StreamMultiplexerTests {
         #expect(session.sent.last?.message == .streamEnd(StreamEnd(id: id, fromOpener: true, status: .finished)))
     }
 
+    @Test("a batch goes as far as there is room; the rest waits, in order, behind one promise that the last completes")
+    func batchWaitsForRoom() throws {
+        let session = FakeSession()
+        let multiplexer = multiplexer(session)
+        session.roomForMessages = 2
+        let batch = (1...4).map { ByteBuffer(bytes: [UInt8($0)]) }
+        let waiting = try #require(multiplexer.sendData(batch, to: peer))
+        #expect(session.sentData.map(\.payload) == [[1], [2]])
+        var done = false
+        waiting.assumeIsolated().whenSuccess { done = true }
+        session.roomForMessages = 1
+        multiplexer.roomFreed(for: peer)
+        #expect(session.sentData.map(\.payload) == [[1], [2], [3]])
+        #expect(!done, "not before the last message of the batch is on the channel")
+        session.roomForMessages = nil
+        multiplexer.roomFreed(for: peer)
+        #expect(session.sentData.map(\.payload) == [[1], [2], [3], [4]])
+        #expect(done)
+    }
+
     @Test("a peer that goes fails its streams and what waits for room")
     func peerGone() {
         let session = FakeSession()
         let multiplexer = multiplexer(session)
         session.room = false
-        let waiting = multiplexer.sendData(ByteBuffer(bytes: [1]), to: peer)
+        let waiting = multiplexer.sendData([ByteBuffer(bytes: [1])], to: peer)
         let opened = multiplexer.open(to: peer, kind: .bytes, name: "s", size: 0, resumeKey: [])
         multiplexer.peerGone(peer, reason: "it left")
         #expect(throws: SessionError.self) { try waiting?.wait() }

@@ -18,7 +18,13 @@ import Synchronization
 @main
 struct ThroughputBench {
     static let loopback = "127.0.0.1"
-    static let usage = "usage: throughput-bench [--json] [--increments N] [--messages N]"
+    static let usage =
+        "usage: throughput-bench [--json] [--increments N] [--messages N] [--only ROW,...] [--no-baseline]; rows: "
+        + rowKeys.joined(separator: ", ")
+    static let rowKeys = [
+        "increments", "increments-insecure", "messages-1k-insecure", "messages-1k", "messages-60k-insecure",
+        "messages-60k", "messages-1k-each",
+    ]
     /// Calls outstanding at once.
     static let inFlight = 64
     /// Messages per `send(contentsOf:)`.
@@ -30,6 +36,10 @@ struct ThroughputBench {
         var json = false
         var increments = 300_000
         var messages = 40_000
+        /// Rows to run (all when nil), by ``Row/key``.
+        var only: Set<String>?
+        /// Skip the baselines: for counting what the session's own path allocates or executes (valgrind).
+        var noBaseline = false
     }
 
     struct Row {
@@ -43,6 +53,9 @@ struct ThroughputBench {
         var batch = 1
         var delivery = DataDelivery.eachMessage
 
+        /// What the row is compared with.
+        var baseline: String { metric == "messages_per_second" && sealed ? "tls13" : "tcp" }
+
         var perSecond: Double { Double(count) / seconds }
         var baselinePerSecond: Double { Double(count) / baselineSeconds }
         var megabytesPerSecond: Double { Double(count * size) / seconds / 1e6 }
@@ -53,20 +66,31 @@ struct ThroughputBench {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         do {
             var rows: [Row] = []
-            rows.append(try await increments(options.increments, group: group, sealed: true))
-            rows.append(try await increments(options.increments, group: group, sealed: false))
+            let wanted = { (key: String) in options.only?.contains(key) ?? true }
+            if wanted("increments") {
+                rows.append(try await increments(options.increments, group: group, sealed: true, options: options))
+            }
+            if wanted("increments-insecure") {
+                rows.append(try await increments(options.increments, group: group, sealed: false, options: options))
+            }
             for size in [1_024, Session.maxMessageSize] {
                 let count = size == 1_024 ? options.messages : max(1, options.messages / 16)
                 for sealed in [false, true] {
+                    let key = "messages-\(size == 1_024 ? "1k" : "60k")\(sealed ? "" : "-insecure")"
+                    guard wanted(key) else { continue }
                     rows.append(
                         try await messages(
-                            count, size: size, group: group, sealed: sealed, batch: batch, delivery: .batches))
+                            count, size: size, group: group, sealed: sealed, batch: batch, delivery: .batches,
+                            options: options))
                 }
             }
             // The simple forms: one message per send and per event.
-            rows.append(
-                try await messages(
-                    options.messages, size: 1_024, group: group, sealed: true, batch: 1, delivery: .eachMessage))
+            if wanted("messages-1k-each") {
+                rows.append(
+                    try await messages(
+                        options.messages, size: 1_024, group: group, sealed: true, batch: 1, delivery: .eachMessage,
+                        options: options))
+            }
             report(rows, json: options.json)
         } catch {
             FileHandle.standardError.write(Data("throughput-bench: \(error)\n".utf8))
@@ -82,6 +106,12 @@ struct ThroughputBench {
         while let argument = arguments.popFirst() {
             switch argument {
             case "--json": options.json = true
+            case "--no-baseline": options.noBaseline = true
+            case "--only":
+                guard let text = arguments.popFirst() else { fail("--only needs row names") }
+                let keys = Set(text.split(separator: ",").map(String.init))
+                guard keys.isSubset(of: rowKeys) else { fail("unknown row in '\(text)'") }
+                options.only = keys
             case "--increments", "--messages":
                 guard let text = arguments.popFirst(), let value = Int(text), (1...10_000_000).contains(value) else {
                     fail("\(argument) needs a whole number 1...10000000")
@@ -153,12 +183,17 @@ struct ThroughputBench {
         }
     }
 
-    static func increments(_ count: Int, group: MultiThreadedEventLoopGroup, sealed: Bool) async throws -> Row {
-        let raw = try await RawSink.start(group: group, expecting: count * incrementFrameSize)
-        let rawStart = ContinuousClock.now
-        try await raw.send(count: count, size: incrementFrameSize - 4, batch: inFlight)
-        let rawTime = ContinuousClock.now - rawStart
-        await raw.close()
+    static func increments(
+        _ count: Int, group: MultiThreadedEventLoopGroup, sealed: Bool, options: Options
+    ) async throws -> Row {
+        var rawTime = Duration.zero
+        if !options.noBaseline {
+            let raw = try await RawSink.start(group: group, expecting: count * incrementFrameSize)
+            let rawStart = ContinuousClock.now
+            try await raw.send(count: count, size: incrementFrameSize - 4, batch: inFlight)
+            rawTime = ContinuousClock.now - rawStart
+            await raw.close()
+        }
 
         let (a, b) = try await pairOfApps(group: group, sealed: sealed)
         let start = ContinuousClock.now
@@ -180,13 +215,21 @@ struct ThroughputBench {
     /// message per call when 1) by `inFlight` callers, read in batches (one event per read of the link) or one event
     /// per message.
     static func messages(
-        _ count: Int, size: Int, group: MultiThreadedEventLoopGroup, sealed: Bool, batch: Int, delivery: DataDelivery
+        _ count: Int, size: Int, group: MultiThreadedEventLoopGroup, sealed: Bool, batch: Int, delivery: DataDelivery,
+        options: Options
     ) async throws -> Row {
-        let raw = try await RawSink.start(group: group, expecting: count * (size + 4))
-        let rawStart = ContinuousClock.now
-        try await raw.send(count: count, size: size, batch: max(1, inFlight * 1_024 / size))
-        let rawTime = ContinuousClock.now - rawStart
-        await raw.close()
+        // The anchor: plain SwiftNIO TCP for unsealed messages, SwiftNIO over TLS 1.3 for sealed ones.
+        let flushEvery = max(1, inFlight * 1_024 / size)
+        var rawTime = Duration.zero
+        if !options.noBaseline && sealed {
+            rawTime = try await tlsBaseline(count: count, size: size, batch: flushEvery, group: group)
+        } else if !options.noBaseline {
+            let raw = try await RawSink.start(group: group, expecting: count * (size + 4))
+            let rawStart = ContinuousClock.now
+            try await raw.send(count: count, size: size, batch: flushEvery)
+            rawTime = ContinuousClock.now - rawStart
+            await raw.close()
+        }
 
         let (a, b) = try await pair(group: group, sealed: sealed) { $0 }
         let events = b.subscribe(bufferSize: 1 << 20, data: delivery)
@@ -239,7 +282,7 @@ struct ThroughputBench {
                 let object: [String: Any] = [
                     "metric": row.metric, "count": row.count, "size": row.size, "seconds": row.seconds,
                     "per_second": row.perSecond.rounded(), "megabytes_per_second": row.megabytesPerSecond,
-                    "raw_tcp_per_second": row.baselinePerSecond.rounded(),
+                    "raw_tcp_per_second": row.baselinePerSecond.rounded(), "baseline": row.baseline,
                     "ratio_to_raw": row.perSecond / row.baselinePerSecond,
                     "sealed": row.sealed, "batch": row.batch, "delivery": row.delivery.rawValue,
                 ]
@@ -248,19 +291,19 @@ struct ThroughputBench {
             }
             return
         }
-        print(
-            "one reliable link on 127.0.0.1, \(inFlight) callers; raw = plain SwiftNIO TCP, same frames; messages read in batches"
-        )
+        print("one reliable link on 127.0.0.1, \(inFlight) callers, the same frames in each baseline:")
+        print("  tcp = plain SwiftNIO TCP, tls13 = SwiftNIO over TLS 1.3 (AES-128-GCM); messages read in batches")
         print(
             "what".padding(toLength: 44, withPad: " ", startingAt: 0) + "    count      per second     MB/s"
-                + "   raw TCP per second   ratio")
+                + "   baseline per second   ratio")
         for row in rows {
             let what = "\(row.what), \(row.size) B".padding(toLength: 44, withPad: " ", startingAt: 0)
             print(
                 what
                     + String(
-                        format: " %8d  %14.0f  %7.1f  %19.0f  %6.2f×", row.count, row.perSecond,
-                        row.megabytesPerSecond, row.baselinePerSecond, row.perSecond / row.baselinePerSecond))
+                        format: " %8d  %14.0f  %7.1f  %13.0f %-6@  %6.2f×", row.count, row.perSecond,
+                        row.megabytesPerSecond, row.baselinePerSecond, row.baseline,
+                        row.perSecond / row.baselinePerSecond))
         }
         if rows.contains(where: { $0.metric.hasPrefix("increments_per_second") }) {
             print(

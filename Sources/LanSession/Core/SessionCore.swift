@@ -326,6 +326,9 @@ final class SessionCore {
     func received(_ message: Message, on link: Link) {
         guard link.isOpen, runState == .running else { return }
         link.liveness.didReceive(at: .now())
+        // An acknowledgement on the active link (one per 64 messages or 48 KiB of a stream of data) is delivered as
+        // the machine would say, without its list of actions.
+        if case .ack = message, link.machine.isActive { return deliver(message, on: link) }
         perform(link.machine.received(message), on: link)
     }
 

@@ -29,10 +29,19 @@ final class OutgoingStreams {
     /// Sends an application's reliable `data` to `peer` (a member): at once when its reliable channel has room and
     /// nothing waits for it, otherwise after what waits. Returns nil when it is on the channel already, otherwise the
     /// future of its turn (it succeeds as acknowledgements free room).
-    func sendData(_ payload: ByteBuffer, to peer: PeerID) -> EventLoopFuture<Void>? {
-        if outboxes[peer] == nil, sendIfRoom(payload, to: peer) { return nil }
+    func sendData(_ payloads: [ByteBuffer], to peer: PeerID) -> EventLoopFuture<Void>? {
+        var next = 0
+        if outboxes[peer] == nil {
+            while next < payloads.count, sendIfRoom(payloads[next], to: peer) { next += 1 }
+            if next == payloads.count { return nil }
+        }
+        // One promise for the batch, on its last message: the messages go in order.
         let promise = loop.makePromise(of: Void.self)
-        outboxes[peer, default: []].append(PendingData(payload: payload, promise: promise))
+        var outbox = outboxes.removeValue(forKey: peer) ?? []
+        for index in next..<payloads.count {
+            outbox.append(PendingData(payload: payloads[index], promise: index == payloads.count - 1 ? promise : nil))
+        }
+        outboxes[peer] = outbox
         return promise.futureResult
     }
 
@@ -48,7 +57,7 @@ final class OutgoingStreams {
         if var outbox = outboxes.removeValue(forKey: peer) {
             var sent = 0
             while sent < outbox.count, sendIfRoom(outbox[sent].payload, to: peer) { sent += 1 }
-            let promises = outbox[..<sent].map(\.promise)
+            let promises = outbox[..<sent].compactMap(\.promise)
             outbox.removeFirst(sent)
             if !outbox.isEmpty { outboxes[peer] = outbox }
             // Completed once the outbox is as it stays: a waiting caller goes on from there.
@@ -252,7 +261,7 @@ final class OutgoingStreams {
             if stream.kind == .resource { reportSending(stream, phase: .failed(reason)) }
         }
         for pending in outboxes.removeValue(forKey: peer) ?? [] {
-            pending.promise.fail(SessionError(.transferFailed, reason))
+            pending.promise?.fail(SessionError(.transferFailed, reason))
         }
     }
 
@@ -266,7 +275,7 @@ final class OutgoingStreams {
             fail(stream, error)
             if stream.kind == .resource { reportSending(stream, phase: .failed(reason)) }
         }
-        for pending in outboxes.removeValue(forKey: peer) ?? [] { pending.promise.fail(error) }
+        for pending in outboxes.removeValue(forKey: peer) ?? [] { pending.promise?.fail(error) }
     }
 
     /// Whether a stream of this key is under way.

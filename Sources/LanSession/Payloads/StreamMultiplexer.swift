@@ -71,11 +71,11 @@ final class StreamMultiplexer {
 
     // MARK: - Opener
 
-    /// Sends an application's reliable `data` to `peer` (a member): at once when its reliable channel has room and
-    /// nothing waits for it, otherwise after what waits. Returns nil when it is on the channel already, otherwise the
-    /// future of its turn (it succeeds as acknowledgements free room).
-    func sendData(_ payload: ByteBuffer, to peer: PeerID) -> EventLoopFuture<Void>? {
-        outgoing.sendData(payload, to: peer)
+    /// Sends an application's reliable `data` messages to `peer` (a member), in order: at once while its reliable
+    /// channel has room and nothing waits for it, otherwise after what waits. Returns nil when they are on the channel
+    /// already, otherwise the future of the last one's turn (it succeeds as acknowledgements free room).
+    func sendData(_ payloads: [ByteBuffer], to peer: PeerID) -> EventLoopFuture<Void>? {
+        outgoing.sendData(payloads, to: peer)
     }
 
     /// Acknowledgements or a resume freed room on `peer`'s reliable channel: waiting data goes first, then chunks.

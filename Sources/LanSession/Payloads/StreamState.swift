@@ -102,5 +102,6 @@ final class IncomingStreamState {
 /// An application's message that waits for room on a peer's reliable channel.
 struct PendingData {
     var payload: ByteBuffer
-    var promise: EventLoopPromise<Void>
+    /// Completed once the payload is on the channel: only the last of a batch has one.
+    var promise: EventLoopPromise<Void>?
 }
