@@ -84,7 +84,7 @@ final class LinkHandler: ChannelInboundHandler {
             return
         }
         endRead()
-        keep(&buffer, context: context)
+        keep(&buffer, context: context, frameLength: decoder.pendingLength(in: buffer))
     }
 
     /// The data messages of this read go to the subscribers together.
@@ -92,11 +92,12 @@ final class LinkHandler: ChannelInboundHandler {
         core.endOfRead()
     }
 
-    /// Keeps what is left of `buffer` (copied, so that the channel reuses its read buffer) after what is kept.
-    private func keep(_ buffer: inout ByteBuffer, context: ChannelHandlerContext) {
+    /// Keeps what is left of `buffer` (copied, so that the channel reuses its read buffer) after what is kept. With
+    /// the length of the incomplete frame it starts with, room for all of it is made at once.
+    private func keep(_ buffer: inout ByteBuffer, context: ChannelHandlerContext, frameLength: Int? = nil) {
         guard buffer.readableBytes > 0 else { return }
         if unframed == nil {
-            unframed = context.channel.allocator.buffer(capacity: max(buffer.readableBytes, 1_024))
+            unframed = context.channel.allocator.buffer(capacity: max(buffer.readableBytes, frameLength ?? 0, 1_024))
         }
         unframed!.writeBuffer(&buffer)
     }

@@ -38,6 +38,16 @@ struct WireFrameDecoder {
         return try Self.frame(in: &buffer, limits: limits)
     }
 
+    /// How long the frame (or sealed record) at the start of `buffer` is, once its header is complete: the room to keep
+    /// for the rest of it, so that the bytes still to come are appended without the buffer growing step by step.
+    func pendingLength(in buffer: ByteBuffer) -> Int? {
+        buffer.withUnsafeReadableBytes { raw -> Int? in
+            if opener != nil { return (try? RecordOpener.recordLength(in: raw)) ?? nil }
+            guard let (header, body) = (try? StreamFraming.decodeHeader(raw, limits: limits)) ?? nil else { return nil }
+            return header + body
+        }
+    }
+
     /// The frame at the start of `buffer`, if whole; a `data` payload as a slice of `buffer`.
     private static func frame(in buffer: inout ByteBuffer, limits: WireLimits) throws -> Frame? {
         if let data = buffer.withUnsafeReadableBytes({ StreamFraming.locateDataFrame($0, limits: limits) }) {
