@@ -85,10 +85,16 @@ def main():
         if row.get("bench") != "throughput":
             continue
         if row.get("metric") == "messages_per_second":
-            goal = 0.7 if row["size"] <= 1024 else 0.9
-            add(f"data messages of {row['size']:,} B", f"{row['per_second']:,.0f}/s",
-                f"SwiftNIO TCP {row['raw_tcp_per_second']:,.0f}/s", row["ratio_to_raw"], f"≥ {goal}×",
-                row["ratio_to_raw"] >= goal)
+            sealed = row.get("sealed", True)
+            batched = row.get("batch", 1) > 1
+            anchor = "SwiftNIO TLS 1.3" if row.get("baseline") == "tls13" else "SwiftNIO TCP"
+            label = f"data messages of {row['size']:,} B, {'sealed' if sealed else 'unsealed'}"
+            if not batched:
+                label += ", one per send and per event"
+            # The goals are for batches (send(contentsOf:), read in batches); one call per message is shown beside.
+            goal = (1.0 if sealed else (0.7 if row["size"] <= 1024 else 0.9)) if batched else None
+            add(label, f"{row['per_second']:,.0f}/s", f"{anchor} {row['raw_tcp_per_second']:,.0f}/s",
+                row["ratio_to_raw"], f"≥ {goal}×" if goal else "", row["ratio_to_raw"] >= goal if goal else None)
         elif row.get("metric", "").startswith("increments_per_second"):
             sealed = "" if row["metric"] == "increments_per_second" else ", unsealed"
             add(f"counter increments{sealed}", f"{row['per_second'] / 1e6:.1f} M/s",
