@@ -57,15 +57,17 @@ def main():
                 ours["p50"] / anchor["p50"] <= 1.5)
 
     # A file pushed between two test hosts (scripts/bench push), unsealed and sealed.
-    for arguments, label, goal in (("--insecure", "unsealed", 0.7), ("", "sealed", 0.5)):
+    # Sealed: at least 0.4× iperf3 and 2.5× scp with its faster cipher.
+    for arguments, label, goal in (("--insecure", "unsealed", 0.7), ("", "sealed", 0.4)):
         push = find("push", arguments, metric="push")
         if not push:
             continue
         add(f"push 200 MB, {label}", f"{push['push_mbps']:.0f} MB/s", f"iperf3 {push['iperf3_mbps']:.0f} MB/s",
             push["push_vs_iperf3"], f"≥ {goal}×", push["push_vs_iperf3"] >= goal)
-        scp = min(push["scp_aes128_gcm_mbps"], push["scp_chacha20_mbps"])
-        add(f"push 200 MB, {label}", f"{push['push_mbps']:.0f} MB/s", f"scp {scp:.0f} MB/s (slower cipher)",
-            push["push_vs_scp"], "≥ 2×", push["push_vs_scp"] >= 2)
+        scp = max(push["scp_aes128_gcm_mbps"], push["scp_chacha20_mbps"])
+        ratio = push["push_mbps"] / scp
+        add(f"push 200 MB, {label}", f"{push['push_mbps']:.0f} MB/s", f"scp {scp:.0f} MB/s (faster cipher)",
+            ratio, "≥ 2.5×", ratio >= 2.5)
         add("  raw TCP copy (anchor check)", f"{push['raw_copy_mbps']:.0f} MB/s",
             f"iperf3 {push['iperf3_mbps']:.0f} MB/s", push["raw_copy_mbps"] / push["iperf3_mbps"])
         if "push_cpu_ns_per_byte" in push:  # rows from before the push measured its CPU have none
