@@ -286,9 +286,6 @@ struct SessionDaemon: AsyncParsableCommand {
             }
             configuration.ciphers = offered
         }
-        let offered = configuration.ciphers.map(\.name).joined(separator: ", ")
-        let source = environment[Self.ciphersVariable] == nil ? "this CPU's default" : Self.ciphersVariable
-        logger.info("links offer \(offered) (\(source))")
         configuration.trustedDevicesFile = store.trustedDevicesFile.path
         // Byte streams are taken while a client listens (`streams`, see StreamDesk), declined otherwise; files go to
         // the inbox.
@@ -367,6 +364,10 @@ struct SessionDaemon: AsyncParsableCommand {
         logger.info(
             "peer \(peerID) \"\(session.configuration.displayName)\" (\(session.fingerprint)) in session \"\(session.configuration.sessionName)\" on port \(boundPort), admission \(insecure ? "open, INSECURE" : session.configuration.admission.description); control socket \(controlPath)"
         )
+        // Said once the daemon serves: a start that fails says one line, its reason.
+        let offered = session.configuration.ciphers.map(\.name).joined(separator: ", ")
+        let source = environment[Self.ciphersVariable] == nil ? "this CPU's default" : Self.ciphersVariable
+        logger.info("links offer \(offered) (\(source))")
 
         // Shut down in reverse order: the control socket and the advertisement go first, then the session says bye
         // to every peer, the event pump ends with the session's events, and the byte streams still read end.
