@@ -50,6 +50,9 @@ extension SessionCore {
     /// Room came back on `peer`'s reliable channel (acknowledgements, a resume): waiting payloads go, and when state
     /// messages were refused, the applications send the peer their state again.
     func roomFreed(for peer: PeerRecord) {
+        // Data that waited for this room goes in one write at the end of this turn of the loop, not its first message
+        // alone before.
+        if streams.hasWaitingData(for: peer.id), let link = peer.dataLink { writer.openBurst(on: link) }
         streams.roomFreed(for: peer.id)
         guard peer.reliable.takeResynchronisation() else { return }
         logger.debug("re-synchronising \(peer.name) after refused state messages", metadata: ["peer": "\(peer.id)"])

@@ -52,6 +52,11 @@ final class OutgoingStreams {
             messages: StreamMultiplexer.reservedReplayMessages) ?? false
     }
 
+    /// Whether data for `peer` waits for room on its reliable channel.
+    func hasWaitingData(for peer: PeerID) -> Bool {
+        outboxes[peer] != nil
+    }
+
     /// Acknowledgements or a resume freed room on `peer`'s reliable channel: waiting data goes first, then chunks.
     func roomFreed(for peer: PeerID) {
         if var outbox = outboxes.removeValue(forKey: peer) {

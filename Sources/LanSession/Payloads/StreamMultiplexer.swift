@@ -78,6 +78,11 @@ final class StreamMultiplexer {
         outgoing.sendData(payloads, to: peer)
     }
 
+    /// Whether data for `peer` waits for room on its reliable channel.
+    func hasWaitingData(for peer: PeerID) -> Bool {
+        outgoing.hasWaitingData(for: peer)
+    }
+
     /// Acknowledgements or a resume freed room on `peer`'s reliable channel: waiting data goes first, then chunks.
     func roomFreed(for peer: PeerID) {
         outgoing.roomFreed(for: peer)
