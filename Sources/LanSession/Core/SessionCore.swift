@@ -340,13 +340,19 @@ final class SessionCore {
         guard link.machine.isActive, let peer = peers.peer(of: link), peer.active === link else {
             return perform(link.machine.received(.data(Array(payload.readableBytesView))), on: link)
         }
-        receivedSequenced(from: peer, payloadBytes: payload.readableBytes, on: link)
+        receivedSequenced(from: peer, payloadBytes: payload.readableBytes)
         events.yieldData(payload, from: peer.id, reliable: true)
     }
 
-    /// A read of a link ended.
-    func endOfRead() {
+    /// A read of `link` ended: its data messages go to the subscribers, and what it brought is acknowledged if that
+    /// is 64 messages or ``StreamMultiplexer/ackAfterBytes`` of payload since the last acknowledgement (once per read,
+    /// not once per message that crosses the line: a read of four 60 KiB messages is acknowledged once).
+    func endOfRead(on link: Link?) {
         events.flush()
+        guard let link, let peer = peers.peer(of: link), peer.active === link, link.isOpen else { return }
+        if peer.reliable.receivedSinceAck >= 64 || peer.unacknowledgedBytes >= StreamMultiplexer.ackAfterBytes {
+            acknowledge(peer, on: link)
+        }
     }
 
     /// Carries out a link's actions, in order.
@@ -415,19 +421,15 @@ final class SessionCore {
             case .data(let bytes): payloadBytes = bytes.count
             default: payloadBytes = 0
             }
-            receivedSequenced(from: peer, payloadBytes: payloadBytes, on: link)
+            receivedSequenced(from: peer, payloadBytes: payloadBytes)
             handleCommand(message, from: peer, reliably: true)
         }
     }
 
-    /// Counts a sequenced message from `peer` and acknowledges every 64 messages or ``StreamMultiplexer/ackAfterBytes``
-    /// of payload.
-    private func receivedSequenced(from peer: PeerRecord, payloadBytes: Int, on link: Link) {
-        let sequence = peer.reliable.receive()
+    /// Counts a sequenced message from `peer`; the read's end acknowledges it (``endOfRead(on:)``), or the tick.
+    private func receivedSequenced(from peer: PeerRecord, payloadBytes: Int) {
+        _ = peer.reliable.receive()
         peer.unacknowledgedBytes += payloadBytes
-        if sequence % 64 == 0 || peer.unacknowledgedBytes >= StreamMultiplexer.ackAfterBytes {
-            acknowledge(peer, on: link)
-        }
     }
 
     /// Acknowledges everything received from `peer`.

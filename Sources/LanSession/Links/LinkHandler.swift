@@ -89,7 +89,7 @@ final class LinkHandler: ChannelInboundHandler {
 
     /// The data messages of this read go to the subscribers together.
     private func endRead() {
-        core.endOfRead()
+        core.endOfRead(on: link)
     }
 
     /// Keeps what is left of `buffer` (copied, so that the channel reuses its read buffer) after what is kept. With

@@ -83,6 +83,9 @@ struct ReliableChannel {
     /// Whether an ack is due: some messages were received since the last one.
     var ackDue: Bool { received > acknowledged }
 
+    /// Messages received since the last acknowledgement.
+    var receivedSinceAck: UInt64 { received - acknowledged }
+
     /// Records that `ack(received)` is being sent; returns the number to send.
     mutating func makeAck() -> UInt64 {
         acknowledged = received
