@@ -5,33 +5,12 @@ import Crypto
 /// counter: big-endian, unlike ChaChaPoly's), on OpenSSL's libcrypto (``EVPAEAD``): one context per direction, no
 /// allocation per record. Offered only where the CPU has AES instructions (``CPUFeatures/hasAES``), where it is
 /// both fast and free of timing leaks through table lookups.
-final class AESGCMCipher: AEADCipher {
-    private let aead: EVPAEAD
+final class AESGCMCipher: EVPCipher {
+    let aead: EVPAEAD
 
     /// A cipher for `key`.
     init(key: SymmetricKey) {
         aead = EVPAEAD(key: key, algorithm: EVP_aes_256_gcm(), name: "AES-256-GCM")
-    }
-
-    func seal(
-        _ plaintext: UnsafeRawBufferPointer, additional: UnsafeRawBufferPointer, counter: UInt64,
-        into output: UnsafeMutableRawBufferPointer
-    ) throws(LinkCryptoError) {
-        var nonce = Self.nonce(counter)
-        try withUnsafeBytes(of: &nonce) { nonce throws(LinkCryptoError) in
-            try aead.seal(plaintext, additional: additional, nonce: nonce, into: output)
-        }
-    }
-
-    func open(
-        _ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, additional: UnsafeRawBufferPointer,
-        counter: UInt64, into output: UnsafeMutableRawBufferPointer
-    ) throws(LinkCryptoError) {
-        var nonce = Self.nonce(counter)
-        try withUnsafeBytes(of: &nonce) { nonce throws(LinkCryptoError) in
-            try aead.open(
-                ciphertext, tag: tag, additional: additional, nonce: nonce, what: "nonce \(counter)", into: output)
-        }
     }
 
     /// Noise's 12-byte nonce for AESGCM: 4 zero bytes and the counter, big-endian.

@@ -33,39 +33,12 @@ final class RawSink: Sendable {
 
     /// Writes `count` frames of `size` bytes, flushing every `batch` frames, and waits until the server counted all.
     func send(count: Int, size: Int, batch: Int) async throws {
-        let client = self.client
-        try await client.eventLoop.submit {
-            var frame = client.allocator.buffer(capacity: size + 4)
-            frame.writeInteger(UInt32(size))
-            frame.writeRepeatingByte(7, count: size)
-            for index in 1...count {
-                client.write(frame, promise: nil)
-                if index % batch == 0 || index == count { client.flush() }
-            }
-        }.get()
+        try await client.writeFrames(count: count, size: size, batch: batch)
         try await counted.get()
     }
 
     func close() async {
         try? await client.close()
         try? await server.close()
-    }
-}
-
-/// Counts the bytes a connection brings until `total`.
-private final class ByteCounter: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    private let total: Int
-    private let done: EventLoopPromise<Void>
-    private var seen = 0
-
-    init(total: Int, done: EventLoopPromise<Void>) {
-        self.total = total
-        self.done = done
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        seen += unwrapInboundIn(data).readableBytes
-        if seen >= total { done.succeed() }
     }
 }

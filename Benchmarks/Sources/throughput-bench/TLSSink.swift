@@ -60,7 +60,7 @@ final class TLSSink: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(NIOSSLServerHandler(context: serverContext))
                     try pipeline.addHandler(HandshakeWatcher(done: serverReady))
-                    try pipeline.addHandler(PlaintextCounter(total: total, done: done))
+                    try pipeline.addHandler(ByteCounter(total: total, done: done))
                 }
             }
             .bind(host: ThroughputBench.loopback, port: 0).get()
@@ -106,16 +106,7 @@ final class TLSSink: Sendable {
     /// Writes `count` frames of `size` bytes, flushing every `batch` frames, and waits until the server decrypted
     /// and counted all.
     func send(count: Int, size: Int, batch: Int) async throws {
-        let client = self.client
-        try await client.eventLoop.submit {
-            var frame = client.allocator.buffer(capacity: size + 4)
-            frame.writeInteger(UInt32(size))
-            frame.writeRepeatingByte(7, count: size)
-            for index in 1...count {
-                client.write(frame, promise: nil)
-                if index % batch == 0 || index == count { client.flush() }
-            }
-        }.get()
+        try await client.writeFrames(count: count, size: size, batch: batch)
         try await counted.get()
     }
 
@@ -231,23 +222,5 @@ private final class SuiteReader: ChannelInboundHandler, RemovableChannelHandler 
             body.readSlice(length: Int(sessionIDLength)) != nil, let suite = body.readInteger(as: UInt16.self)
         else { return .failure(BenchFailure("the server's first TLS record is not a ServerHello")) }
         return .success(suite)
-    }
-}
-
-/// Counts the plaintext bytes a connection brings until `total`.
-private final class PlaintextCounter: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    private let total: Int
-    private let done: EventLoopPromise<Void>
-    private var seen = 0
-
-    init(total: Int, done: EventLoopPromise<Void>) {
-        self.total = total
-        self.done = done
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        seen += unwrapInboundIn(data).readableBytes
-        if seen >= total { done.succeed() }
     }
 }

@@ -332,29 +332,6 @@ final class SessionCore {
         perform(link.machine.received(message), on: link)
     }
 
-    /// An application's `data` message read on `link`: to the subscribers, in this read's batch, when the link is
-    /// the peer's active one (the common case, with no action list); as any other message otherwise.
-    func receivedData(_ payload: ByteBuffer, on link: Link) {
-        guard link.isOpen, runState == .running else { return }
-        link.liveness.didReceive(at: .now())
-        guard link.machine.isActive, let peer = peers.peer(of: link), peer.active === link else {
-            return perform(link.machine.received(.data(Array(payload.readableBytesView))), on: link)
-        }
-        receivedSequenced(from: peer, payloadBytes: payload.readableBytes)
-        events.yieldData(payload, from: peer.id, reliable: true)
-    }
-
-    /// A read of `link` ended: its data messages go to the subscribers, and what it brought is acknowledged if that
-    /// is 64 messages or ``StreamMultiplexer/ackAfterBytes`` of payload since the last acknowledgement (once per read,
-    /// not once per message that crosses the line: a read of four 60 KiB messages is acknowledged once).
-    func endOfRead(on link: Link?) {
-        events.flush()
-        guard let link, let peer = peers.peer(of: link), peer.active === link, link.isOpen else { return }
-        if peer.reliable.receivedSinceAck >= 64 || peer.unacknowledgedBytes >= StreamMultiplexer.ackAfterBytes {
-            acknowledge(peer, on: link)
-        }
-    }
-
     /// Carries out a link's actions, in order.
     func perform(_ actions: [LinkStateMachine.Action], on link: Link) {
         var violated = false
@@ -397,62 +374,4 @@ final class SessionCore {
         }
     }
 
-    /// A message the link's machine delivers: link control, or (on the active link) a sequenced command.
-    func deliver(_ message: Message, on link: Link) {
-        switch message {
-        case .ping(let ping):
-            writer.write(.pong(ping), on: link)
-        case .pong(let pong):
-            receivedPong(pong, on: link)
-        case .ack(let sequence):
-            if let peer = peers.peer(of: link) {
-                peer.reliable.peerAcknowledged(sequence)
-                roomFreed(for: peer)
-            }
-        case .members(let members):
-            if let peer = peers.peer(of: link) { receivedMembers(members, from: peer) }
-        case .trust(let statements):
-            if let peer = peers.peer(of: link) { receivedTrust(statements, from: peer) }
-        default:
-            guard let peer = peers.peer(of: link), peer.active === link else { return }
-            let payloadBytes: Int
-            switch message {
-            case .streamChunk(let chunk): payloadBytes = chunk.bytes.count
-            case .data(let bytes): payloadBytes = bytes.count
-            default: payloadBytes = 0
-            }
-            receivedSequenced(from: peer, payloadBytes: payloadBytes)
-            handleCommand(message, from: peer, reliably: true)
-        }
-    }
-
-    /// Counts a sequenced message from `peer`; the read's end acknowledges it (``endOfRead(on:)``), or the tick.
-    private func receivedSequenced(from peer: PeerRecord, payloadBytes: Int) {
-        _ = peer.reliable.receive()
-        peer.unacknowledgedBytes += payloadBytes
-    }
-
-    /// Acknowledges everything received from `peer`.
-    private func acknowledge(_ peer: PeerRecord, on link: Link) {
-        peer.unacknowledgedBytes = 0
-        writer.write(.ack(sequence: peer.reliable.makeAck()), on: link)
-    }
-
-    /// A command from `peer`, on either channel: the payloads of any application here, the rest by the application
-    /// that takes it.
-    func handleCommand(_ message: Message, from peer: PeerRecord, reliably: Bool) {
-        switch message {
-        case .data(let bytes):
-            events.yieldData(ByteBuffer(bytes: bytes), from: peer.id, reliable: reliably)
-            if !reliably { events.flush() }  // a datagram is a read of its own
-        case .streamOpen, .streamChunk, .streamCredit, .streamEnd:
-            streams.received(message, from: peer.id)
-        default:
-            guard let application = applications.application(for: message) else {
-                logger.debug("ignoring \(message.kind) from \(peer.name): no application takes it")
-                return
-            }
-            application.received(message, from: peer.id, reliably: reliably)
-        }
-    }
 }
