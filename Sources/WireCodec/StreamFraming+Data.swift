@@ -1,6 +1,6 @@
 /// `data` frames without a `Message` in between: the header is written in front of payload bytes the caller places
 /// itself, and a received frame is found by where its payload lies, so that a payload is copied once at most on each
-/// side (into the replay buffer on the way out, nowhere on the way in).
+/// side (with its header into a write on the way out, nowhere on the way in).
 ///
 /// The bytes are exactly those of `Message.data` through the general path (the tests compare both).
 extension StreamFraming {

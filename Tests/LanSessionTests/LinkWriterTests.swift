@@ -64,4 +64,27 @@ struct LinkWriterTests {
         #expect(try outbound(channel).count == 1, "a large frame is not copied into the pending buffer")
         loop.run()
     }
+
+    @Test("a data payload goes as its frame: a small one copied with its header, a large one as it is after it")
+    func dataPayloads() throws {
+        let writer = LinkWriter(loop: loop, logger: Logger(label: "test"))
+        let (link, channel) = try link()
+        let small = ByteBuffer(bytes: [1, 2, 3])
+        let large = ByteBuffer(repeating: 9, count: LinkWriter.coalescingLimit)
+        writer.writeSoon(data: small, on: link)  // opens the burst: at once
+        writer.writeSoon(data: small, on: link)  // pending
+        writer.writeSoon(data: large, on: link)  // after what is pending, with its header
+        let writes = try outbound(channel)
+        #expect(writes.count == 3)
+        let sameBytes = writes[2].withUnsafeReadableBytes { written in
+            large.withUnsafeReadableBytes { $0.baseAddress == written.baseAddress }
+        }
+        #expect(sameBytes, "the large payload is written where it lies")
+        var decoder = StreamDecoder()
+        for buffer in writes { decoder.append(contentsOf: Array(buffer.readableBytesView)) }
+        var payloads: [[UInt8]] = []
+        while case .data(let bytes)? = try decoder.next() { payloads.append(bytes) }
+        #expect(payloads == [[1, 2, 3], [1, 2, 3], [UInt8](repeating: 9, count: LinkWriter.coalescingLimit)])
+        loop.run()
+    }
 }

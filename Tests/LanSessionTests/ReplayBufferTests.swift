@@ -77,6 +77,42 @@ struct ReplayBufferTests {
             #expect(kept)
             if sequence % 50 == 0 { buffer.acknowledge(upTo: UInt64(sequence)) }
         }
-        #expect(buffer.frames.capacity <= 8_192)
+        #expect(buffer.encoded.capacity <= 8_192)
+    }
+
+    @Test("a data payload is kept as the buffer it was given, counted as its frame, and resent as that frame")
+    func dataPayloadsByReference() throws {
+        var buffer = ReplayBuffer(maxMessages: 100, maxBytes: 100_000)
+        let payload = ByteBuffer(bytes: [UInt8](repeating: 7, count: 1_000))
+        _ = try buffer.append(.counterIncrement(count: 1), sequence: 1, refusable: true)
+        try buffer.appendData(payload, sequence: 2)
+        _ = try buffer.append(.counterIncrement(count: 3), sequence: 3, refusable: true)
+        var kept: [(UInt64, ByteBuffer)] = []
+        buffer.forEachFrame { sequence, frame in
+            if case .data(let data) = frame { kept.append((sequence, data)) }
+        }
+        #expect(kept.count == 1 && kept[0].0 == 2)
+        let shared = kept[0].1.withUnsafeReadableBytes { kept in
+            payload.withUnsafeReadableBytes { $0.baseAddress == kept.baseAddress }
+        }
+        #expect(shared, "the same bytes, not a copy")
+        let expected =
+            try StreamFraming.encode(.counterIncrement(count: 1))
+            + StreamFraming.encode(.data([UInt8](repeating: 7, count: 1_000)))
+            + StreamFraming.encode(.counterIncrement(count: 3))
+        #expect(buffer.bytes == expected.count)
+        #expect(Array(buffer.frames(after: 0)!.readableBytesView) == expected)
+        let lastTwo =
+            try StreamFraming.encode(.data([UInt8](repeating: 7, count: 1_000)))
+            + StreamFraming.encode(.counterIncrement(count: 3))
+        #expect(Array(buffer.frames(after: 1)!.readableBytesView) == lastTwo)
+        buffer.acknowledge(upTo: 2)
+        #expect(buffer.bytes == (try StreamFraming.encode(.counterIncrement(count: 3))).count)
+        buffer.acknowledge(upTo: 3)
+        #expect(buffer.bytes == 0 && buffer.count == 0)
+        #expect(throws: WireError.self) {
+            try buffer.appendData(ByteBuffer(repeating: 0, count: Wire.maxDataLength + 1), sequence: 4)
+        }
+        #expect(buffer.count == 0, "a payload too long is not kept")
     }
 }

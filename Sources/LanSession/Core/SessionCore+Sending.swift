@@ -26,24 +26,29 @@ extension SessionCore {
             if throttle.count(.replayOverflow).report { events.yield(.notice(notice)) }
             return
         }
-        write(frame, to: peer)
+        write(.encoded(frame), to: peer)
     }
 
-    /// Sends an application's `data` payload to `peer` on the reliable channel: numbered, its frame written once
-    /// into the replay buffer (the payload's one copy on this side) and written from there.
+    /// Sends an application's `data` payload to `peer` on the reliable channel: numbered and kept for resending as
+    /// the buffer it is (no copy), and written with its frame's header in front.
     func sendSequencedData(_ payload: ByteBuffer, to peer: PeerRecord) {
         do {
-            write(try peer.reliable.sendData(payload), to: peer)
+            try peer.reliable.sendData(payload)
         } catch {
-            logger.debug("cannot encode data: \(error)")
+            logger.debug("cannot send data: \(error)")
+            return
         }
+        write(.data(payload), to: peer)
     }
 
     /// Writes a numbered frame if `peer`'s active link carries data; otherwise it waits in the replay buffer.
-    private func write(_ frame: ByteBuffer, to peer: PeerRecord) {
+    private func write(_ frame: SequencedFrame, to peer: PeerRecord) {
         guard let link = peer.dataLink else { return }
         link.liveness.didSend(at: .now())
-        writer.writeSoon(frame, on: link)
+        switch frame {
+        case .encoded(let bytes): writer.writeSoon(bytes, on: link)
+        case .data(let payload): writer.writeSoon(data: payload, on: link)
+        }
         peer.reliable.wroteAll()
     }
 

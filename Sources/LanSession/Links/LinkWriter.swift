@@ -11,8 +11,10 @@ import WireCodec
 /// one task is queued, which runs once the loop has done what is queued now (the rest of the read, the other calls
 /// that arrived). Small frames written meanwhile are copied into the link's pending buffer, which that task writes; a
 /// frame of `coalescingLimit` bytes or more is worth a write of its own and goes at once, after what is pending.
-/// Frames are copied, never kept as slices of the replay buffer, so that appending to the replay buffer does not copy
-/// it while a write is outstanding.
+/// Small frames are copied, not kept as slices of the replay buffer, so that appending to the replay buffer does not
+/// copy it while a write is outstanding. An application's `data` payload is written with its frame's header in front:
+/// a small one copied with the header, a large one as it is, after the header (no copy: the kernel's gather write, or
+/// the sealer, reads it where it lies).
 final class LinkWriter {
     /// Frames this large go in a write of their own.
     static let coalescingLimit = 16 << 10
@@ -60,6 +62,33 @@ final class LinkWriter {
             link.pending = link.channel.allocator.buffer(capacity: max(4_096, frame.readableBytes))
         }
         link.pending!.writeBuffer(&frame)
+        if link.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
+    }
+
+    /// Writes an application's `data` payload on `link` as a `data` frame, as ``writeSoon(_:on:)`` writes a frame.
+    /// The payload's length was checked when it was numbered.
+    func writeSoon(data payload: ByteBuffer, on link: Link) {
+        let length = payload.readableBytes
+        let size = StreamFraming.dataFrameHeaderSize(payloadLength: length) + length
+        guard size < Self.coalescingLimit else {
+            // The header goes last in what is pending, and the payload right after it, both in one flush.
+            if !link.inBurst { openBurst(on: link) }
+            if link.pending == nil { link.pending = link.channel.allocator.buffer(capacity: 16) }
+            try! link.pending!.writeDataFrameHeader(payloadLength: length)
+            link.channel.write(link.pending!, promise: nil)
+            link.pending = nil
+            link.channel.writeAndFlush(payload, promise: nil)
+            return
+        }
+        guard link.inBurst else {
+            openBurst(on: link)
+            var frame = link.channel.allocator.buffer(capacity: size)
+            try! frame.writeDataFrame(payload)
+            link.channel.writeAndFlush(frame, promise: nil)
+            return
+        }
+        if link.pending == nil { link.pending = link.channel.allocator.buffer(capacity: max(4_096, size)) }
+        try! link.pending!.writeDataFrame(payload)
         if link.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
     }
 

@@ -45,12 +45,11 @@ struct ReliableChannel {
         return frame
     }
 
-    /// Numbers an application's `data` payload and keeps its frame for resending; returns the frame to write (a
-    /// slice of the replay buffer). Never refused: payloads wait for room before they come.
-    mutating func sendData(_ payload: ByteBuffer) throws(WireError) -> ByteBuffer {
-        let frame = try replay.appendData(payload, sequence: nextSequence)
+    /// Numbers an application's `data` payload and keeps it for resending (the buffer itself, not a copy); the link
+    /// writes it as ``SequencedFrame/data(_:)``. Never refused: payloads wait for room before they come.
+    mutating func sendData(_ payload: ByteBuffer) throws(WireError) {
+        try replay.appendData(payload, sequence: nextSequence)
         nextSequence += 1
-        return frame
     }
 
     /// Whether the peer is due its applications' state again: messages were refused and the replay buffer has
@@ -67,7 +66,7 @@ struct ReliableChannel {
     }
 
     /// Bytes kept for resending (sent and not acknowledged).
-    var replayBytes: Int { replay.frames.readableBytes }
+    var replayBytes: Int { replay.bytes }
 
     /// Whether `bytes` more in `messages` more frames fit the replay buffer.
     func hasRoom(bytes: Int, messages: Int) -> Bool {
@@ -134,24 +133,22 @@ struct ReliableChannel {
     mutating func peerRestarted() -> (unsent: [ByteBuffer], inDoubt: Int) {
         var unsent: [ByteBuffer] = []
         var inDoubt = 0
-        if replay.count > 0, var frames = replay.frames(after: replay.firstSequence - 1) {
-            let limits = WireLimits(maxFrameLength: Wire.absoluteMaxFrameLength)
-            var sequence = replay.firstSequence
-            // Frames were written by this process: each is whole and well formed.
-            while let (headerLength, bodyLength) = frames.withUnsafeReadableBytes({
-                try? StreamFraming.decodeHeader($0, limits: limits)
-            }) ?? nil {
-                let data = frames.withUnsafeReadableBytes { StreamFraming.locateDataFrame($0, limits: limits) }
-                if let data {
-                    if sequence > written {
-                        unsent.append(
-                            frames.getSlice(at: frames.readerIndex + data.payloadOffset, length: data.payloadLength)!)
-                    } else {
-                        inDoubt += 1
-                    }
-                }
-                frames.moveReaderIndex(forwardBy: headerLength + bodyLength)
-                sequence += 1
+        let limits = WireLimits(maxFrameLength: Wire.absoluteMaxFrameLength)
+        replay.forEachFrame { sequence, frame in
+            let payload: ByteBuffer
+            switch frame {
+            case .data(let data):
+                payload = data
+            case .encoded(let bytes):
+                // Frames were written by this process: each is whole and well formed.
+                guard let data = bytes.withUnsafeReadableBytes({ StreamFraming.locateDataFrame($0, limits: limits) })
+                else { return }
+                payload = bytes.getSlice(at: bytes.readerIndex + data.payloadOffset, length: data.payloadLength)!
+            }
+            if sequence > written {
+                unsent.append(payload)
+            } else {
+                inDoubt += 1
             }
         }
         nextSequence = 1

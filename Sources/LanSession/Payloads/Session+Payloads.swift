@@ -27,8 +27,8 @@ extension Session {
     /// across reconnects and path switches; when a peer's channel is full (it is away, or slow), this waits for room
     /// rather than dropping anything. Returns once the message is on every peer's channel.
     ///
-    /// The readable bytes of `message` are copied once, into the peer's replay buffer; `message` is not kept. Called
-    /// on the session's event loop, it costs no hop; from elsewhere, one. Many messages at once go with one hop with
+    /// `message` is kept (not copied) until every peer acknowledged it: a small one is copied once, into the link's
+    /// write, a large one not at all. Called on the session's event loop, it costs no hop; from elsewhere, one. Many messages at once go with one hop with
     /// ``send(contentsOf:to:mode:)``.
     ///
     /// - Throws: ``SessionError/Code/messageTooLarge`` above ``maxMessageSize`` (``maxUnreliableMessageSize``
