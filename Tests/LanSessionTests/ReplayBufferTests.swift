@@ -115,4 +115,19 @@ struct ReplayBufferTests {
         }
         #expect(buffer.count == 0, "a payload too long is not kept")
     }
+
+    @Test("a payload that is a small slice of a large storage is kept as a copy of its own")
+    func relayedSlicesAreCompacted() throws {
+        var buffer = ReplayBuffer(maxMessages: 100, maxBytes: 100_000)
+        let read = ByteBuffer(repeating: 3, count: 256 << 10)
+        let slice = read.getSlice(at: 1_000, length: 100)!
+        try buffer.appendData(slice, sequence: 1)
+        buffer.forEachFrame { _, frame in
+            guard case .data(let kept) = frame else {
+                Issue.record("not kept as data")
+                return
+            }
+            #expect(kept.storageCapacity < 4_096 && kept == slice)
+        }
+    }
 }

@@ -62,10 +62,12 @@ struct ReplayBuffer {
     /// never refused: it waited for room before.
     ///
     /// - Throws: a payload too long for a `data` frame; nothing is kept then.
+    /// A payload that is a small part of a much larger storage (a slice of a read buffer an application relays) is
+    /// copied instead, so that what the bounds count is what is kept.
     mutating func appendData(_ payload: ByteBuffer, sequence: UInt64) throws(WireError) {
         let size = try Self.dataFrameSize(of: payload)
         follow(sequence)
-        entries.append(.data(payload))
+        entries.append(.data(payload.storageCapacity > 2 * size + 4_096 ? ByteBuffer(buffer: payload) : payload))
         bytes += size
     }
 
