@@ -18,8 +18,11 @@ public struct LANTransport: Transport {
     /// a file costs few reads and frames span few of them.
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 512, initial: 2048, maximum: 256 << 10)
 
-    /// Datagrams read per readiness of the datagram socket, at most (NIO's default is 4).
-    static let datagramsPerRead: UInt = 64
+    /// Datagrams read per readiness of the datagram socket, at most, in one `recvmmsg` (NIO reads one per `recvmsg`
+    /// by default, and reads again until the socket has none: a lone datagram, the round trip's case, cost two calls).
+    static let datagramsPerRead = 32
+    /// The buffer a `recvmmsg` reads into: a slot of `Wire.maxDatagramLength` rounded up for each datagram.
+    static let datagramReadBuffer = datagramsPerRead * 2_048
     /// The datagram socket's receive buffer asked for (the kernel caps it at `net.core.rmem_max`).
     static let datagramReceiveBuffer: SocketOptionValue = 1 << 20
 
@@ -59,7 +62,9 @@ public struct LANTransport: Transport {
         DatagramBootstrap(group: loop)
             // One socket takes every peer's datagrams: a loop that was kept from running (a busy host) drains it in
             // few turns, and a burst waits in the kernel rather than being dropped.
-            .channelOption(.maxMessagesPerRead, value: Self.datagramsPerRead)
+            .channelOption(.datagramVectorReadMessageCount, value: Self.datagramsPerRead)
+            .channelOption(.maxMessagesPerRead, value: 1)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.datagramReadBuffer))
             .channelOption(.socketOption(.so_rcvbuf), value: Self.datagramReceiveBuffer)
             .channelInitializer(initializer)
             .bind(host: host, port: port)
