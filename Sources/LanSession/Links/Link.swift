@@ -35,10 +35,11 @@ final class Link {
     var readySince: NIODeadline?
     /// The peer said bye on it because another link on its path replaced it (a tie-break of simultaneous dials).
     var replacedByPeer = false
-    /// Written to in the loop's current burst of work, and the small frames waiting for its end
-    /// (``LinkWriter``).
+    /// Written to in the loop's current burst of work, the small frames waiting for its end, and the bytes of large
+    /// ones written and not flushed yet (``LinkWriter``).
     var inBurst = false
     var pending: ByteBuffer?
+    var unflushed = 0
     /// The secret handshake and sealing; nil without a secret.
     let security: LinkSecurity?
     /// The static key the handshake proved, and the signing key the peer's payload carried.

@@ -5,8 +5,9 @@ import WireCodec
 /// core's event loop.
 ///
 /// The framing is done here rather than by a `ByteToMessageHandler` in front: a message goes from the read buffer to
-/// the core without being boxed for the pipeline, and the read buffer is let go of at once (only the bytes of an
-/// incomplete frame are copied and kept), so the channel reuses it for the next read. Like `ByteToMessageHandler`,
+/// the core without being boxed for the pipeline, and the bytes of a frame that a read ends in the middle of are copied
+/// and kept; the next read gives it only what it lacks, and its frames after that are framed where they lie (their
+/// payloads are slices of the read buffer). Like `ByteToMessageHandler`,
 /// it takes reads that come while it frames one (see `framing`) in their order.
 final class LinkHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
@@ -54,25 +55,22 @@ final class LinkHandler: ChannelInboundHandler {
             keep(&buffer, context: context)  // the read being framed takes these bytes after its own
             return
         }
-        if var unframed {
-            self.unframed = nil
-            unframed.writeBuffer(&buffer)
-            buffer = unframed
-        }
         framing = true
         defer { framing = false }
         do {
-            while true {
-                while let frame = try decoder.next(from: &buffer) {
-                    if let link {
-                        switch frame {
-                        case .message(let message): core.received(message, on: link)
-                        case .data(let payload): core.receivedData(payload, on: link)
-                        }
-                    }
-                    // Closed meanwhile: what is left is not counted, and the peer resends it on its next link.
-                    guard !failed, context.channel.isActive else { return endRead() }
+            if var pending = unframed {
+                // Only the bytes the kept frame lacks are copied to it; the frames after it are framed where they
+                // were read, so that their payloads are slices of the read buffer, not copies.
+                unframed = nil
+                complete(&pending, from: &buffer)
+                guard try deliverFrames(from: &pending, context: context) else { return endRead() }
+                if pending.readableBytes > 0 {
+                    pending.writeBuffer(&buffer)  // still incomplete: this read was all of it
+                    buffer = pending
                 }
+            }
+            while true {
+                guard try deliverFrames(from: &buffer, context: context) else { return endRead() }
                 guard var later = unframed else { break }
                 unframed = nil
                 buffer.writeBuffer(&later)
@@ -86,6 +84,42 @@ final class LinkHandler: ChannelInboundHandler {
         endRead()
         keep(&buffer, context: context, frameLength: decoder.pendingLength(in: buffer))
     }
+
+    /// Hands the core every whole frame at the start of `buffer`; false when the link closed meanwhile (what is left
+    /// is not counted, and the peer resends it on its next link).
+    private func deliverFrames(from buffer: inout ByteBuffer, context: ChannelHandlerContext) throws -> Bool {
+        while let frame = try decoder.next(from: &buffer) {
+            if let link {
+                switch frame {
+                case .message(let message): core.received(message, on: link)
+                case .data(let payload): core.receivedData(payload, on: link)
+                }
+            }
+            guard !failed, context.channel.isActive else { return false }
+        }
+        return true
+    }
+
+    /// Moves to `pending`, an incomplete frame (or sealed record), the bytes it lacks from the start of `buffer`, and
+    /// no more: while its header is incomplete, enough for any header first.
+    private func complete(_ pending: inout ByteBuffer, from buffer: inout ByteBuffer) {
+        while buffer.readableBytes > 0 {
+            let lacking: Int
+            if let length = decoder.pendingLength(in: pending) {
+                lacking = length - pending.readableBytes
+            } else if pending.readableBytes < Self.longestHeader {
+                lacking = Self.longestHeader - pending.readableBytes
+            } else {
+                return  // a header that does not decode: the decoder says what is wrong with it
+            }
+            guard lacking > 0 else { return }
+            var head = buffer.readSlice(length: min(lacking, buffer.readableBytes))!
+            pending.writeBuffer(&head)
+        }
+    }
+
+    /// Bytes that hold any frame's or record's header (a frame's length is a varint of at most 4 bytes, a record's 2).
+    private static let longestHeader = 8
 
     /// The data messages of this read go to the subscribers together.
     private func endRead() {

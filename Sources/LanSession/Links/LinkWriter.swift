@@ -10,7 +10,9 @@ import WireCodec
 /// The first sequenced frame written on a link in a burst of work on the loop goes out at once and opens the burst:
 /// one task is queued, which runs once the loop has done what is queued now (the rest of the read, the other calls
 /// that arrived). Small frames written meanwhile are copied into the link's pending buffer, which that task writes; a
-/// frame of `coalescingLimit` bytes or more is worth a write of its own and goes at once, after what is pending.
+/// frame of `coalescingLimit` bytes or more is worth a write of its own and goes at once, after what is pending; a
+/// large `data` payload, which is the application's buffer and not the replay buffer's, goes after its header with the
+/// burst's end (or once `flushLimit` bytes of them wait).
 /// Small frames are copied, not kept as slices of the replay buffer, so that appending to the replay buffer does not
 /// copy it while a write is outstanding. An application's `data` payload is written with its frame's header in front:
 /// a small one copied with the header, a large one as it is, after the header (no copy: the kernel's gather write, or
@@ -20,6 +22,8 @@ final class LinkWriter {
     static let coalescingLimit = 16 << 10
     /// A pending buffer this full is written at once.
     static let pendingLimit = 64 << 10
+    /// Large frames written in a burst are flushed once this many bytes of them wait.
+    static let flushLimit = 512 << 10
 
     private let loop: any EventLoop
     private let logger: Logger
@@ -45,7 +49,7 @@ final class LinkWriter {
         writeNow(buffer, on: link)
     }
 
-    /// Writes `frame` on `link`: now when it opens a burst or is large, otherwise with the burst's end.
+    /// Writes `frame` on `link`: now when it opens a burst, otherwise with the burst's end.
     func writeSoon(_ frame: ByteBuffer, on link: Link) {
         guard link.inBurst else {
             openBurst(on: link)
@@ -54,8 +58,9 @@ final class LinkWriter {
         }
         var frame = frame
         guard frame.readableBytes < Self.coalescingLimit else {
-            writePending(of: link)
-            link.channel.writeAndFlush(frame, promise: nil)
+            // A slice of the replay buffer: flushed at once, so that the next frame appended to the replay buffer
+            // (a stream's next chunk) does not find it shared and copy it whole.
+            writeNow(frame, on: link)
             return
         }
         if link.pending == nil {
@@ -71,13 +76,11 @@ final class LinkWriter {
         let length = payload.readableBytes
         let size = StreamFraming.dataFrameHeaderSize(payloadLength: length) + length
         guard size < Self.coalescingLimit else {
-            // The header goes last in what is pending, and the payload right after it, both in one flush.
-            if !link.inBurst { openBurst(on: link) }
-            if link.pending == nil { link.pending = link.channel.allocator.buffer(capacity: 16) }
-            try! link.pending!.writeDataFrameHeader(payloadLength: length)
-            link.channel.write(link.pending!, promise: nil)
+            // The header goes last in what is pending, and the payload right after it.
+            var header = link.pending ?? link.channel.allocator.buffer(capacity: 16)
             link.pending = nil
-            link.channel.writeAndFlush(payload, promise: nil)
+            try! header.writeDataFrameHeader(payloadLength: length)
+            writeLarge(payload, after: header, on: link)
             return
         }
         guard link.inBurst else {
@@ -107,16 +110,40 @@ final class LinkWriter {
 
     /// Writes `frame` on `link` now, after what is pending.
     func writeNow(_ frame: ByteBuffer, on link: Link) {
-        writePending(of: link)
+        if let pending = link.pending {
+            link.pending = nil
+            link.channel.write(pending, promise: nil)
+        }
+        link.unflushed = 0
         link.channel.writeAndFlush(frame, promise: nil)
     }
 
-    /// Writes what `link` has pending, if anything: before anything that changes what a write means on the wire
-    /// (sealing starts, the link closes, an activation resends).
+    /// Writes a large payload after its header (with what was pending): at once when it opens a burst; in a burst,
+    /// flushed with the burst's end, or once `flushLimit` bytes wait, so that a burst of large messages costs few
+    /// system calls, not one each.
+    private func writeLarge(_ payload: ByteBuffer, after header: ByteBuffer, on link: Link) {
+        let opens = !link.inBurst
+        if opens { openBurst(on: link) }
+        link.channel.write(header, promise: nil)
+        link.channel.write(payload, promise: nil)
+        link.unflushed += header.readableBytes + payload.readableBytes
+        if opens || link.unflushed >= Self.flushLimit {
+            link.unflushed = 0
+            link.channel.flush()
+        }
+    }
+
+    /// Writes what `link` has pending, if anything, and flushes what was written: before anything that changes what
+    /// a write means on the wire (sealing starts, the link closes, an activation resends).
     func writePending(of link: Link) {
-        guard let pending = link.pending else { return }
-        link.pending = nil
-        link.channel.writeAndFlush(pending, promise: nil)
+        if let pending = link.pending {
+            link.pending = nil
+            link.unflushed = 0
+            link.channel.writeAndFlush(pending, promise: nil)
+        } else if link.unflushed > 0 {
+            link.unflushed = 0
+            link.channel.flush()
+        }
     }
 
     /// The end of a burst: writes every link's pending frames.
