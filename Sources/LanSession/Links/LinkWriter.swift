@@ -64,7 +64,7 @@ final class LinkWriter {
             return
         }
         if link.pending == nil {
-            link.pending = link.channel.allocator.buffer(capacity: max(4_096, frame.readableBytes))
+            link.pending = link.channel.allocator.buffer(capacity: max(Self.coalescingLimit, frame.readableBytes))
         }
         link.pending!.writeBuffer(&frame)
         if link.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
@@ -90,7 +90,7 @@ final class LinkWriter {
             link.channel.writeAndFlush(frame, promise: nil)
             return
         }
-        if link.pending == nil { link.pending = link.channel.allocator.buffer(capacity: max(4_096, size)) }
+        if link.pending == nil { link.pending = link.channel.allocator.buffer(capacity: Self.coalescingLimit) }
         try! link.pending!.writeDataFrame(payload)
         if link.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
     }
