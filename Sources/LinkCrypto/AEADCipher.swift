@@ -7,11 +7,12 @@ protocol AEADCipher: AnyObject, Sendable {
     /// A cipher for `key` (32 bytes).
     init(key: SymmetricKey)
 
-    /// Seals `plaintext` with `additional` data under nonce `counter`: the ciphertext, then the tag, written to the
-    /// first ``sealedSize(of:)`` bytes of `output` (which may be the plaintext's own bytes).
+    /// Seals the plaintext `plaintext` then `rest` (one message in two parts) with `additional` data under nonce
+    /// `counter`: the ciphertext, then the tag, written to the first ``sealedSize(of:)`` bytes of `output` (which may
+    /// be the plaintext's own bytes).
     func seal(
-        _ plaintext: UnsafeRawBufferPointer, additional: UnsafeRawBufferPointer, counter: UInt64,
-        into output: UnsafeMutableRawBufferPointer
+        _ plaintext: UnsafeRawBufferPointer, _ rest: UnsafeRawBufferPointer, additional: UnsafeRawBufferPointer,
+        counter: UInt64, into output: UnsafeMutableRawBufferPointer
     ) throws(LinkCryptoError)
 
     /// Opens `ciphertext` and `tag` with `additional` data under nonce `counter`, writing the plaintext to the first
@@ -24,6 +25,16 @@ protocol AEADCipher: AnyObject, Sendable {
 }
 
 extension AEADCipher {
+    /// Seals `plaintext` (one part).
+    func seal(
+        _ plaintext: UnsafeRawBufferPointer, additional: UnsafeRawBufferPointer, counter: UInt64,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(LinkCryptoError) {
+        try seal(
+            plaintext, UnsafeRawBufferPointer(start: nil, count: 0), additional: additional, counter: counter,
+            into: output)
+    }
+
     /// The key's length.
     static var keyLength: Int { EVPAEAD.keyLength }
 

@@ -31,12 +31,21 @@ struct CipherState: Sendable {
     mutating func encrypt(
         ad: UnsafeRawBufferPointer, _ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws(LinkCryptoError) {
+        try encrypt(ad: ad, plaintext, UnsafeRawBufferPointer(start: nil, count: 0), into: output)
+    }
+
+    /// `EncryptWithAd(ad, plaintext || rest)`: the plaintext given in two parts, each read where it lies.
+    mutating func encrypt(
+        ad: UnsafeRawBufferPointer, _ plaintext: UnsafeRawBufferPointer, _ rest: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(LinkCryptoError) {
         guard let cipher else {
             output.copyMemory(from: plaintext)
+            UnsafeMutableRawBufferPointer(rebasing: output[plaintext.count...]).copyMemory(from: rest)
             return
         }
         guard nonce < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "nonce 2^64-1 reached") }
-        try cipher.seal(plaintext, additional: ad, counter: nonce, into: output)
+        try cipher.seal(plaintext, rest, additional: ad, counter: nonce, into: output)
         nonce += 1
     }
 

@@ -73,13 +73,16 @@ final class EVPAEAD: @unchecked Sendable {
     /// Bytes sealing `count` bytes of plaintext makes: the ciphertext and the tag.
     static func sealedSize(of count: Int) -> Int { count + Wire.sealTagLength }
 
-    /// Seals `plaintext` with `additional` data under the 12 bytes at `nonce`: the ciphertext, then the tag, written
-    /// to the first ``sealedSize(of:)`` bytes of `output`.
+    /// Seals the plaintext `plaintext` then `rest` (one message given in two parts, read where they lie) with
+    /// `additional` data under the 12 bytes at `nonce`: the ciphertext, then the tag, written to the first
+    /// ``sealedSize(of:)`` bytes of `output`.
     func seal(
-        _ plaintext: UnsafeRawBufferPointer, additional: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
-        into output: UnsafeMutableRawBufferPointer
+        _ plaintext: UnsafeRawBufferPointer,
+        _ rest: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+        additional: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws(LinkCryptoError) {
-        precondition(output.count >= Self.sealedSize(of: plaintext.count), "no room for the sealed message")
+        let total = plaintext.count + rest.count
+        precondition(output.count >= Self.sealedSize(of: total), "no room for the sealed message")
         precondition(nonce.count == 12, "a nonce is 12 bytes")
         let out = output.assumingMemoryBound(to: UInt8.self)
         let context = sealing
@@ -88,9 +91,10 @@ final class EVPAEAD: @unchecked Sendable {
             EVP_EncryptInit_ex(context, nil, nil, nil, nonce.assumingMemoryBound(to: UInt8.self).baseAddress) == 1
             && Self.update(context, EVP_EncryptUpdate, additional, into: nil)
             && Self.update(context, EVP_EncryptUpdate, plaintext, into: out.baseAddress)
-            && EVP_EncryptFinal_ex(context, out.baseAddress! + plaintext.count, &length) == 1
+            && Self.update(context, EVP_EncryptUpdate, rest, into: out.baseAddress! + plaintext.count)
+            && EVP_EncryptFinal_ex(context, out.baseAddress! + total, &length) == 1
             && EVP_CIPHER_CTX_ctrl(
-                context, EVP_CTRL_AEAD_GET_TAG, Int32(Wire.sealTagLength), out.baseAddress! + plaintext.count) == 1
+                context, EVP_CTRL_AEAD_GET_TAG, Int32(Wire.sealTagLength), out.baseAddress! + total) == 1
         guard done else { throw LinkCryptoError(.library, "\(name) seal: \(Self.libraryText())") }
     }
 

@@ -9,12 +9,12 @@ protocol EVPCipher: AEADCipher {
 
 extension EVPCipher {
     func seal(
-        _ plaintext: UnsafeRawBufferPointer, additional: UnsafeRawBufferPointer, counter: UInt64,
-        into output: UnsafeMutableRawBufferPointer
+        _ plaintext: UnsafeRawBufferPointer, _ rest: UnsafeRawBufferPointer, additional: UnsafeRawBufferPointer,
+        counter: UInt64, into output: UnsafeMutableRawBufferPointer
     ) throws(LinkCryptoError) {
         var nonce = Self.nonce(counter)
         try withUnsafeBytes(of: &nonce) { nonce throws(LinkCryptoError) in
-            try aead.seal(plaintext, additional: additional, nonce: nonce, into: output)
+            try aead.seal(plaintext, rest, additional: additional, nonce: nonce, into: output)
         }
     }
 

@@ -41,24 +41,36 @@ public struct RecordSealer {
     public mutating func seal(
         _ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws(LinkCryptoError) {
-        precondition(output.count >= Self.sealedSize(of: plaintext.count), "no room for the records")
+        try seal(plaintext, UnsafeRawBufferPointer(start: nil, count: 0), into: output)
+    }
+
+    /// Seals the plaintext `plaintext` then `rest` (given in two parts, each read where it lies) as one record or
+    /// more, exactly as ``seal(_:into:)-(_,UnsafeMutableRawBufferPointer)`` seals the two back to back: a record may
+    /// hold the end of one part and the start of the other.
+    public mutating func seal(
+        _ plaintext: UnsafeRawBufferPointer, _ rest: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(LinkCryptoError) {
+        let total = plaintext.count + rest.count
+        precondition(output.count >= Self.sealedSize(of: total), "no room for the records")
         var offset = 0
         var written = 0
         repeat {
-            let end = min(plaintext.count, offset + Wire.maxRecordPlaintext)
+            let end = min(total, offset + Wire.maxRecordPlaintext)
             guard cipher.nonce < UInt64.max else { throw LinkCryptoError(.nonceExhausted, "2^64-1 records sealed") }
             let length = end - offset + Wire.sealTagLength
             output[written] = UInt8(length & 0xff)
             output[written + 1] = UInt8(length >> 8)
             let recordEnd = written + Self.headerLength + length
+            let first = min(offset, plaintext.count)..<min(end, plaintext.count)
+            let second = max(offset - plaintext.count, 0)..<max(end - plaintext.count, 0)
             try cipher.encrypt(
                 ad: UnsafeRawBufferPointer(start: nil, count: 0),
-                UnsafeRawBufferPointer(rebasing: plaintext[offset..<end]),
+                UnsafeRawBufferPointer(rebasing: plaintext[first]), UnsafeRawBufferPointer(rebasing: rest[second]),
                 into: UnsafeMutableRawBufferPointer(rebasing: output[(written + Self.headerLength)..<recordEnd]))
             if cipher.nonce % rekeyEvery == 0 { try cipher.rekey() }
             offset = end
             written = recordEnd
-        } while offset < plaintext.count
+        } while offset < total
     }
 
     /// Seals `plaintext` as one record or more, appended to `output`.

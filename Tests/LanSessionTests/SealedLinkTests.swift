@@ -197,6 +197,27 @@ struct SealedLinkTests {
         #expect(digest(one) == digest(payloads), "one event per message for a subscriber that takes them so")
     }
 
+    @Test("a large data message is sealed with its frame's header: no record of the header alone")
+    func largeDataSealedWithItsHeader() throws {
+        let (embedded, channel) = try acceptedLink()
+        var peer = Peer()
+        let second = try begin(&peer, embedded, channel, secret: secretBytes)
+        let (_, third) = try peer.finish(second)
+        try channel.writeInbound(
+            ByteBuffer(
+                bytes: third
+                    + (try peer.seal([.invitation(Invitation()), .resume(Resume(received: 0, nextSequence: 1))]))))
+        #expect(embedded.info(peer.identity.peerID)?.state == .connected)
+        _ = try peer.open(try embedded.outbound(channel))
+        let payload = (0..<40_000).map { UInt8(truncatingIfNeeded: $0) }
+        _ = try embedded.core.sendData(
+            [ByteBuffer(bytes: [9]), ByteBuffer(bytes: payload)], to: [peer.identity.peerID], reliable: true)
+        let bytes = try embedded.outbound(channel)
+        let total = try StreamFraming.encode(.data([9])).count + (try StreamFraming.encode(.data(payload))).count
+        #expect(bytes.count == RecordSealer.sealedSize(of: total), "as few records as the bytes need")
+        #expect(try peer.open(bytes) == [.data([9]), .data(payload)])
+    }
+
     @Test("a wrong secret: message 3 fails, the link closes, nothing of the peer is kept")
     func wrongSecret() throws {
         let (embedded, channel) = try acceptedLink()

@@ -36,6 +36,26 @@ struct SealingTests {
         }
     }
 
+    @Test("two parts seal to the same records as their bytes back to back, wherever the parts meet")
+    func twoParts() throws {
+        let (i, _) = try keys()
+        let plaintext = (0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var whole = i.makeRecordSealer()
+        var expected: [UInt8] = []
+        try plaintext.withUnsafeBytes { try whole.seal($0, into: &expected) }
+        for cut in [0, 1, 6, Wire.maxRecordPlaintext - 1, Wire.maxRecordPlaintext, Wire.maxRecordPlaintext + 6, 40_000]
+        {
+            var sealer = i.makeRecordSealer()
+            var sealed = [UInt8](repeating: 0, count: RecordSealer.sealedSize(of: plaintext.count))
+            try plaintext[..<cut].withUnsafeBytes { first in
+                try plaintext[cut...].withUnsafeBytes { rest in
+                    try sealed.withUnsafeMutableBytes { try sealer.seal(first, rest, into: $0) }
+                }
+            }
+            #expect(sealed == expected, "parts of \(cut) and \(plaintext.count - cut) bytes")
+        }
+    }
+
     @Test("an empty write is one record of a tag")
     func empty() throws {
         let (i, r) = try keys()
