@@ -84,6 +84,21 @@ public final class BubblesAndCounterApp: Sendable {
         fanout.subscribe(bufferSize: bufferSize)
     }
 
+    /// Calls `take` with every event of the counter and the bubbles from now on as it happens, on the session's event
+    /// loop: no stream, no buffer, no hop (see ``Session/observe(data:_:finished:)``); `take` must not block.
+    /// `finished` is called once the session stopped.
+    @discardableResult
+    public func observe(
+        _ take: @escaping @Sendable (BubblesAndCounterEvent) -> Void, finished: @escaping @Sendable () -> Void = {}
+    ) -> EventObservation? {
+        fanout.observe(take, finished: finished)
+    }
+
+    /// Ends an observation begun with ``observe(_:finished:)``.
+    public func stopObserving(_ observation: EventObservation) {
+        fanout.stopObserving(observation)
+    }
+
     /// Every event from now on: a new subscription at each use, as ``subscribe(bufferSize:)``.
     public var events: AsyncStream<BubblesAndCounterEvent> { subscribe() }
 
