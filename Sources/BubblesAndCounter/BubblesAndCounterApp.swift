@@ -140,6 +140,19 @@ public final class BubblesAndCounterApp: Sendable {
         return total
     }
 
+    /// ``increment(by:)`` done at once by a caller on the session's event loop (a channel handler of that loop): when
+    /// the count store saves in place (``LocalCountStore/savesInPlace``) and no increment before this one is still
+    /// being saved, the new count is saved and sent to every member before this returns, with no hop and no task.
+    /// Nil when it cannot be done so (off the loop, a store that saves off the loop, or none); nothing was done then,
+    /// and ``increment(by:)`` is the way.
+    public func incrementNow(by count: UInt64 = 1) throws(SessionError) -> UInt64? {
+        guard let store = configuration.localCountStore else { return nil }
+        let local = try handle.callOnLoop { application throws(SessionError) in
+            try application.incrementNow(by: count, savingTo: store)
+        }
+        return local ?? nil
+    }
+
     /// Asks for bubble `view`; the coordinator's answer arrives as a ``BubblesAndCounterEvent/holder(view:holder:)``
     /// event.
     public func pickUp(_ view: UInt8) async throws(SessionError) {
