@@ -250,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "SessiondTests",
             dependencies: [
-                "sessiond", "SessionControl", "LanSession", "BubblesAndCounter",
+                "sessiond", "SessionControl", "LanSession", "BubblesAndCounter", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]

@@ -9,7 +9,8 @@ enum ControlInput: Sendable {
     case malformed(ByteBuffer)
 }
 
-/// Decodes a control connection's request lines on its event loop, and answers there, at once, a request that can be
+/// Decodes a control connection's request lines on its event loop (the common shape by `FlatRequest`, any other by
+/// `JSONDecoder`), and answers there, at once, a request that can be
 /// answered without waiting (``answerNow``: an `increment` whose count saves in place), so that such a request goes
 /// from the socket to the session and back to the socket with no task in between. Every other request goes on to the
 /// connection's task, decoded. While a request is with the task, the ones after it follow it there, so that every
@@ -32,7 +33,10 @@ final class ControlRequestHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let line = unwrapInboundIn(data)
-        guard let request = try? decoder.decode(ControlRequest.self, from: Data(line.readableBytesView)) else {
+        guard
+            let request = FlatRequest.parse(line)
+                ?? (try? decoder.decode(ControlRequest.self, from: Data(line.readableBytesView)))
+        else {
             withTask += 1
             context.fireChannelRead(wrapInboundOut(.malformed(line)))
             return
