@@ -71,9 +71,12 @@ final class EventHub: Sendable {
     }
 
     private func encode(_ event: DaemonEvent) -> ByteBuffer? {
-        guard var line = ControlDispatcher.encode(event, with: state.value.encoder) else { return nil }
-        line.append(0x0A)
-        return ByteBuffer(bytes: line)
+        guard let json = ControlDispatcher.encode(event, with: state.value.encoder) else { return nil }
+        var line = ByteBuffer()
+        line.reserveCapacity(json.count + 1)
+        line.writeBytes(json)
+        line.writeInteger(UInt8(0x0A))
+        return line
     }
 
     /// Makes a `watch` connection's writer a watcher: `reply` goes first, then every event from now on, until
