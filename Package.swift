@@ -246,6 +246,15 @@ let package = Package(
             ],
             path: "Tests/BluetoothLab"
         ),
+        // sessiond's parts on embedded channels and loops: the control connections' handlers, the event hub.
+        .testTarget(
+            name: "SessiondTests",
+            dependencies: [
+                "sessiond", "SessionControl", "LanSession", "BubblesAndCounter", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         // sessiond and session-client, the real binaries, on test hosts.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "SessionControl"]),
     ],

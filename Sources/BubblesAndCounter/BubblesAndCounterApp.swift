@@ -84,6 +84,21 @@ public final class BubblesAndCounterApp: Sendable {
         fanout.subscribe(bufferSize: bufferSize)
     }
 
+    /// Calls `take` with every event of the counter and the bubbles from now on as it happens, on the session's event
+    /// loop: no stream, no buffer, no hop (see ``Session/observe(data:_:finished:)``); `take` must not block.
+    /// `finished` is called once the session stopped.
+    @discardableResult
+    public func observe(
+        _ take: @escaping @Sendable (BubblesAndCounterEvent) -> Void, finished: @escaping @Sendable () -> Void = {}
+    ) -> EventObservation? {
+        fanout.observe(take, finished: finished)
+    }
+
+    /// Ends an observation begun with ``observe(_:finished:)``.
+    public func stopObserving(_ observation: EventObservation) {
+        fanout.stopObserving(observation)
+    }
+
     /// Every event from now on: a new subscription at each use, as ``subscribe(bufferSize:)``.
     public var events: AsyncStream<BubblesAndCounterEvent> { subscribe() }
 
@@ -123,6 +138,19 @@ public final class BubblesAndCounterApp: Sendable {
         }
         if localIncrements.claimFold() { handle.schedule { $0.foldLocalIncrements() } }
         return total
+    }
+
+    /// ``increment(by:)`` done at once by a caller on the session's event loop (a channel handler of that loop): when
+    /// the count store saves in place (``LocalCountStore/savesInPlace``) and no increment before this one is still
+    /// being saved, the new count is saved and sent to every member before this returns, with no hop and no task.
+    /// Nil when it cannot be done so (off the loop, a store that saves off the loop, or none); nothing was done then,
+    /// and ``increment(by:)`` is the way.
+    public func incrementNow(by count: UInt64 = 1) throws(SessionError) -> UInt64? {
+        guard let store = configuration.localCountStore else { return nil }
+        let local = try handle.callOnLoop { application throws(SessionError) in
+            try application.incrementNow(by: count, savingTo: store)
+        }
+        return local ?? nil
     }
 
     /// Asks for bubble `view`; the coordinator's answer arrives as a ``BubblesAndCounterEvent/holder(view:holder:)``

@@ -14,6 +14,8 @@ extension BubblesAndCounterCore {
         }
         let promise = loop.makePromise(of: UInt64.self)
         let bound = NIOLoopBound(self, eventLoop: loop)
+        incrementsWaiting += 1
+        promise.futureResult.whenComplete { _ in bound.value.incrementsWaiting -= 1 }
         incrementTail.whenComplete { _ in
             let application = bound.value
             let target: UInt64
@@ -36,6 +38,23 @@ extension BubblesAndCounterCore {
         }
         incrementTail = promise.futureResult.map { _ in }.recover { _ in }
         return promise.futureResult
+    }
+
+    /// ``increment(by:savingTo:)`` done at once, when it can be: with a store that saves in place and no increment
+    /// before it still waiting, the count is saved and sent to every member before this returns, with no future and
+    /// no hop. Nil when it cannot be (nothing was done then).
+    func incrementNow(by count: UInt64, savingTo store: any LocalCountStore) throws(SessionError) -> UInt64? {
+        guard store.savesInPlace, incrementsWaiting == 0 else { return nil }
+        guard count > 0 else { throw SessionError(.invalidArgument, "an increment counts at least 1") }
+        let target = try target(adding: count)
+        do {
+            try store.save(localCount: target)
+        } catch {
+            throw SessionError(.io, "could not save this peer's count, so nothing was sent: \(error)")
+        }
+        let local = try commitIncrement(to: target)
+        if localCountSendScheduled { sendLocalCount() }  // now, not at the end of the turn
+        return local
     }
 
     /// Raises the replica to the count that increments without a store reached, and sends it at the end of this
@@ -66,7 +85,10 @@ extension BubblesAndCounterCore {
         guard replica.commitLocal(target), !localCountSendScheduled else { return }
         localCountSendScheduled = true
         let bound = NIOLoopBound(self, eventLoop: loop)
-        loop.execute { bound.value.sendLocalCount() }
+        loop.execute {
+            let application = bound.value
+            if application.localCountSendScheduled { application.sendLocalCount() }  // unless sent meanwhile
+        }
     }
 
     /// Sends the local count to every member, and tells subscribers.

@@ -16,6 +16,9 @@ final class BubblesAndCounterCore: SessionApplication {
     /// Increments wait for the one before them to be saved and sent, so that a failed save never leaves a later
     /// increment counting the failed one.
     var incrementTail: EventLoopFuture<Void>
+    /// Increments of ``increment(by:savingTo:)`` not yet saved and sent (or failed): while there are any, an
+    /// ``incrementNow(by:savingTo:)`` would overtake them.
+    var incrementsWaiting = 0
     /// The local count is to be sent at the end of this turn of the loop (see ``commitIncrement(to:)``).
     var localCountSendScheduled = false
     /// Increments made without a hop to the loop (no count store), folded into the replica by the loop; the

@@ -115,6 +115,22 @@ struct ControlDispatcher: Sendable {
         }
     }
 
+    /// The reply line (without its newline) to `request` when it can be answered at once, on the session's event
+    /// loop, without waiting: an `increment` whose count saves in place (see ``BubblesAndCounterApp/incrementNow(by:)``),
+    /// saved and sent to every member before this returns, as ``handle(_:)`` would. Nil for anything else, and off the
+    /// loop: ``handle(_:)`` answers it.
+    func handleNow(_ request: ControlRequest) -> Data? {
+        guard request.command == "increment" else { return nil }
+        let count = request.count ?? 1
+        guard count >= 1 else { return Self.failure("count must be at least 1") }
+        do {
+            guard let local = try app.incrementNow(by: UInt64(count)) else { return nil }
+            return Self.reply(IncrementResult(local: local))
+        } catch {
+            return Self.failure(error.message)
+        }
+    }
+
     private func send(_ request: ControlRequest) async throws -> Data {
         guard let encoded = request.data, let bytes = Data(base64Encoded: encoded) else {
             return Self.failure("send needs data (base64)")
@@ -261,15 +277,18 @@ struct ControlDispatcher: Sendable {
         (try? JSONEncoder().encode(ControlReply<DoneResult>(error: message))) ?? Data(#"{"ok":false}"#.utf8)
     }
 
-    /// The JSON line of an event, for `watch`.
-    static func encode(_ event: DaemonEvent) -> Data? {
+    /// How an event's `time` is written: ISO 8601, UTC, milliseconds.
+    static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// The JSON line of an event (without its newline), for `watch`, stamped with the time now.
+    static func encode(_ event: DaemonEvent, with encoder: JSONEncoder = JSONEncoder()) -> Data? {
         var result: EventResult
         switch event {
         case .session(let event): result = Self.result(event)
         case .app(let event): result = Self.result(event)
         }
-        result.time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        return try? JSONEncoder().encode(result)
+        result.time = Date().formatted(timeStyle)
+        return try? encoder.encode(result)
     }
 
     /// What `watch` says of a session event.

@@ -8,17 +8,26 @@ import SessionControl
 /// The control socket: a Unix stream socket speaking JSON lines (docs/control-protocol.md).
 ///
 /// Each connection is served on its own, request after request; a malformed request closes that connection only,
-/// with the reason logged.
+/// with the reason logged. A request that can be answered at once (an `increment`) is answered on the event loop by
+/// the connection's `ControlRequestHandler`; the others by the connection's task. A `watch` connection is written by
+/// the `EventHub` through its `WatchWriter`, on the loop.
 final class ControlServer: Sendable {
-    typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    typealias Connection = NIOAsyncChannel<ControlInput, ByteBuffer>
+
+    /// A connection: its channel as its task reads it, and its handlers on the loop.
+    struct Accepted: Sendable {
+        let connection: Connection
+        let requests: NIOLoopBound<ControlRequestHandler>
+        let watch: NIOLoopBound<WatchWriter>
+    }
 
     let path: String
-    private let server: NIOAsyncChannel<Connection, Never>
+    private let server: NIOAsyncChannel<Accepted, Never>
     private let dispatcher: ControlDispatcher
     private let logger: Logger
 
     private init(
-        path: String, server: NIOAsyncChannel<Connection, Never>, dispatcher: ControlDispatcher, logger: Logger
+        path: String, server: NIOAsyncChannel<Accepted, Never>, dispatcher: ControlDispatcher, logger: Logger
     ) {
         self.path = path
         self.server = server
@@ -37,8 +46,18 @@ final class ControlServer: Sendable {
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(ControlLineDecoder()))
-                    return try Connection(wrappingChannelSynchronously: channel)
+                    let watch = WatchWriter { missed in
+                        var line = ControlDispatcher.encode(.session(.eventsMissed(missed))) ?? Data()
+                        line.append(0x0A)
+                        return ByteBuffer(bytes: line)
+                    }
+                    let requests = ControlRequestHandler(answerNow: dispatcher.handleNow)
+                    try channel.pipeline.syncOperations.addHandlers(
+                        ByteToMessageHandler(ControlLineDecoder()), watch, requests)
+                    return Accepted(
+                        connection: try Connection(wrappingChannelSynchronously: channel),
+                        requests: NIOLoopBound(requests, eventLoop: channel.eventLoop),
+                        watch: NIOLoopBound(watch, eventLoop: channel.eventLoop))
                 }
             }
         chmod(path, 0o600)
@@ -56,8 +75,8 @@ final class ControlServer: Sendable {
         do {
             try await server.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
-                    for try await connection in inbound {
-                        group.addTask { await self.serve(connection) }
+                    for try await accepted in inbound {
+                        group.addTask { await self.serve(accepted) }
                     }
                 }
             }
@@ -74,24 +93,26 @@ final class ControlServer: Sendable {
         unlink(path)
     }
 
-    private func serve(_ connection: Connection) async {
+    private func serve(_ accepted: Accepted) async {
+        let connection = accepted.connection
         do {
             try await connection.executeThenClose { inbound, outbound in
-                for try await line in inbound {
+                for try await input in inbound {
                     let request: ControlRequest
-                    do {
-                        request = try JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView))
-                    } catch {
+                    switch input {
+                    case .request(let decoded):
+                        request = decoded
+                    case .malformed(let line):
                         logger.warning("dropping a control client: not a request: \(Self.describe(line))")
                         return
                     }
                     if request.command == "push" {
                         try await push(request, outbound: outbound)
+                        accepted.requests.answered()
                         continue
                     }
                     if request.command == "watch" {
-                        try await outbound.write(ByteBuffer(bytes: Data(#"{"ok":true,"result":{}}"#.utf8) + [0x0A]))
-                        try await watch(outbound: outbound)
+                        try await watch(accepted.watch, channel: connection.channel)
                         return
                     }
                     if request.command == "streams" {
@@ -104,6 +125,7 @@ final class ControlServer: Sendable {
                     var reply = await dispatcher.handle(request)
                     reply.append(0x0A)
                     try await outbound.write(ByteBuffer(bytes: reply))
+                    accepted.requests.answered()
                 }
             }
         } catch let error as ControlLineDecoder.LineTooLong {
@@ -154,11 +176,15 @@ final class ControlServer: Sendable {
         }
     }
 
-    /// Streams events until the session ends or a write fails because the client went away.
-    private func watch(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
-        for await event in dispatcher.hub.subscribe() {
-            guard let line = ControlDispatcher.encode(event) else { continue }
-            try await outbound.write(ByteBuffer(bytes: line + [0x0A]))
+    /// Makes the connection a watcher: the reply, then the events, written by the hub on the loop as they happen,
+    /// until the client goes away or the session ends (the hub closes the connection then); cancelled, closes it.
+    private func watch(_ writer: NIOLoopBound<WatchWriter>, channel: any Channel) async throws {
+        let reply = ByteBuffer(bytes: Data(#"{"ok":true,"result":{}}"#.utf8) + [0x0A])
+        dispatcher.hub.watch(writer, reply: reply, closed: channel.closeFuture)
+        try await withTaskCancellationHandler {
+            try await channel.closeFuture.get()
+        } onCancel: {
+            channel.close(promise: nil)
         }
     }
 

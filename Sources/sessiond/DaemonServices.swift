@@ -1,4 +1,3 @@
-import BubblesAndCounter
 import LanSession
 import LanSessionDiscovery
 import LanSessionLE
@@ -7,19 +6,18 @@ import ServiceLifecycle
 
 // The daemon's long-running parts, each a `Service` of the daemon's `ServiceGroup`.
 
-/// Hands the session's events and the apps' to every watcher until the session ends.
+/// Keeps the event hub until the session's events and the apps' end (the session stopped), then ends it: the hub
+/// hands every event on as it happens, on the loop, so this service only waits.
 struct EventPumpService: Service {
     let hub: EventHub
-    let desk: StreamDesk
-    let events: AsyncStream<SessionEvent>
-    let appEvents: AsyncStream<BubblesAndCounterEvent>
-    let log: OperatorLog
 
     func run() async throws {
-        // Ends when the session stopped.
-        await hub.pump(events, appEvents) { event in
-            log.record(event)
-            if case .session(.streamOpened(let stream)) = event { desk.take(stream) }
+        // Ends when the session stopped, or the group is cancelled.
+        let hub = self.hub
+        await withTaskCancellationHandler {
+            try? await hub.ended.get()
+        } onCancel: {
+            hub.end()
         }
         try? await gracefulShutdown()  // the group shuts services down in turn: wait for this one's
     }

@@ -1,50 +1,136 @@
 import BubblesAndCounter
+import Foundation
 import LanSession
-import Synchronization
+import NIOCore
 
-/// Reads the session's events and the apps' events once and hands each one to every watcher.
+/// The session's events and the apps' as they happen, on the daemon's event loop, where both are made: each goes to
+/// the hub's observer first (the operator's log and the stream desk, which see every event), then, encoded once as a
+/// JSON line, to every `watch` connection's `WatchWriter`, and to every stream subscribed (the pages' broadcast). A
+/// `watch` gets its events with no task and no stream in between: the line is written to its socket before the loop
+/// goes on, or waits, bounded, in its writer when the client does not keep up.
 final class EventHub: Sendable {
-    private final class Watchers: Sendable {
-        let continuations = Mutex<[Int: AsyncStream<DaemonEvent>.Continuation]>([:])
-        let nextID = Mutex(0)
+    private struct State {
+        var watchers: [Int: NIOLoopBound<WatchWriter>] = [:]
+        var streams: [Int: AsyncStream<DaemonEvent>.Continuation] = [:]
+        var nextID = 0
+        /// Of the session's events and the apps': those not ended yet.
+        var sourcesOpen = 2
+        var isEnded = false
+        var encoder = JSONEncoder()
     }
 
-    private let watchers = Watchers()
+    /// The loop the hub's state lives on: the session's.
+    let loop: any EventLoop
+    private let state: NIOLoopBoundBox<State>
+    private let observe: @Sendable (DaemonEvent) -> Void
+    private let endPromise: EventLoopPromise<Void>
 
-    /// Pumps `sessionEvents` and `appEvents`, each event seen by `observe` first; runs until both end (the session
-    /// stopped), then ends every watcher's stream.
-    func pump(
-        _ sessionEvents: AsyncStream<SessionEvent>, _ appEvents: AsyncStream<BubblesAndCounterEvent>,
-        observe: @escaping @Sendable (DaemonEvent) -> Void = { _ in }
-    ) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await event in sessionEvents { self.deliver(.session(event), observe) }
-            }
-            group.addTask {
-                for await event in appEvents { self.deliver(.app(event), observe) }
-            }
+    /// A hub on `loop`; `observe` sees every event first, on the loop.
+    init(loop: any EventLoop, observe: @escaping @Sendable (DaemonEvent) -> Void = { _ in }) {
+        self.loop = loop
+        self.state = NIOLoopBoundBox.makeBoxSendingValue(State(), eventLoop: loop)
+        self.observe = observe
+        self.endPromise = loop.makePromise()
+    }
+
+    deinit {
+        endPromise.succeed()  // a daemon that did not get to serve
+    }
+
+    /// Succeeds once the session's events and the apps' ended (the session stopped), or the hub was ended.
+    var ended: EventLoopFuture<Void> { endPromise.futureResult }
+
+    /// Takes the session's events (each data message one by one) and the apps' from now on.
+    func attach(session: Session, app: BubblesAndCounterApp) {
+        session.observe({ self.take(.session($0)) }, finished: { self.sourceEnded() })
+        app.observe({ self.take(.app($0)) }, finished: { self.sourceEnded() })
+    }
+
+    /// Runs `body` on the hub's loop: at once when called there (as the session's events are), otherwise on its
+    /// next turn.
+    private func onLoop(_ body: @escaping @Sendable () -> Void) {
+        if loop.inEventLoop {
+            body()
+        } else {
+            loop.execute(body)
         }
-        let targets = watchers.continuations.withLock { Array($0.values) }
-        for continuation in targets { continuation.finish() }
     }
 
-    private func deliver(_ event: DaemonEvent, _ observe: (DaemonEvent) -> Void) {
+    /// Hands `event` on, on the hub's loop.
+    func take(_ event: DaemonEvent) {
+        onLoop { self.deliver(event) }
+    }
+
+    private func deliver(_ event: DaemonEvent) {
+        guard !state.value.isEnded else { return }
         observe(event)
-        let targets = watchers.continuations.withLock { Array($0.values) }
-        for continuation in targets { continuation.yield(event) }
+        for continuation in state.value.streams.values { continuation.yield(event) }
+        let watchers = state.value.watchers
+        guard !watchers.isEmpty, let line = encode(event) else { return }
+        for watcher in watchers.values { watcher.onLoop { $0.send(line) } }
     }
 
-    /// A new watcher's events, from now on; the stream ends when the session ends.
-    func subscribe() -> AsyncStream<DaemonEvent> {
-        let id = watchers.nextID.withLock { id in
-            id += 1
-            return id
+    private func encode(_ event: DaemonEvent) -> ByteBuffer? {
+        guard let json = ControlDispatcher.encode(event, with: state.value.encoder) else { return nil }
+        var line = ByteBuffer()
+        line.reserveCapacity(json.count + 1)
+        line.writeBytes(json)
+        line.writeInteger(UInt8(0x0A))
+        return line
+    }
+
+    /// Makes a `watch` connection's writer a watcher: `reply` goes first, then every event from now on, until
+    /// `closed` (the client went) or the events end (then the hub closes the connection).
+    func watch(_ writer: NIOLoopBound<WatchWriter>, reply: ByteBuffer, closed: EventLoopFuture<Void>) {
+        onLoop {
+            writer.onLoop { $0.start(with: reply) }
+            guard !self.state.value.isEnded else {
+                writer.onLoop { $0.finish() }
+                return
+            }
+            self.state.value.nextID += 1
+            let id = self.state.value.nextID
+            self.state.value.watchers[id] = writer
+            closed.whenComplete { _ in self.onLoop { self.state.value.watchers[id] = nil } }
         }
+    }
+
+    /// A new reader's stream of the events from now on, for a reader that takes its time (the pages' broadcast): it
+    /// holds the newest 10,000 unread events. It ends when the events end.
+    func subscribe() -> AsyncStream<DaemonEvent> {
         let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
-        let watchers = self.watchers
-        continuation.onTermination = { _ in _ = watchers.continuations.withLock { $0.removeValue(forKey: id) } }
-        watchers.continuations.withLock { $0[id] = continuation }
+        onLoop {
+            guard !self.state.value.isEnded else {
+                continuation.finish()
+                return
+            }
+            self.state.value.nextID += 1
+            let id = self.state.value.nextID
+            self.state.value.streams[id] = continuation
+            continuation.onTermination = { _ in self.onLoop { self.state.value.streams[id] = nil } }
+        }
         return stream
+    }
+
+    private func sourceEnded() {
+        onLoop {
+            self.state.value.sourcesOpen -= 1
+            if self.state.value.sourcesOpen == 0 { self.end() }
+        }
+    }
+
+    /// Ends the hub (the events ended, or the daemon stops without them): every watcher's connection is closed once
+    /// what waits for it is written, and every stream ends.
+    func end() {
+        onLoop {
+            guard !self.state.value.isEnded else { return }
+            self.state.value.isEnded = true
+            let (watchers, streams) = (self.state.value.watchers, self.state.value.streams)
+            self.state.value.watchers = [:]
+            self.state.value.streams = [:]
+            for watcher in watchers.values { watcher.onLoop { $0.finish() } }
+            for continuation in streams.values { continuation.finish() }
+            self.endPromise.succeed()
+        }
     }
 }

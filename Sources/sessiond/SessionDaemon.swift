@@ -327,8 +327,13 @@ struct SessionDaemon: AsyncParsableCommand {
         for peer in peers { try await session.connect(to: Endpoint(parsing: peer)!) }
         try await dialBluetoothPeers(of: session, on: transports, btChannel: btChannel, lePSM: lePSM)
 
-        let hub = EventHub()
         let desk = StreamDesk(session: session, logger: logger)
+        // Every event is seen first by the operator's log and the stream desk, on the loop, as it happens.
+        let hub = EventHub(loop: Self.loop) { event in
+            operatorLog.record(event)
+            if case .session(.streamOpened(let stream)) = event { desk.take(stream) }
+        }
+        hub.attach(session: session, app: app)
         let pageLocation = PageLocation()
         let dispatcher = ControlDispatcher(
             session: session, app: app, hub: hub, desk: desk, page: pageLocation, logger: logger)
@@ -373,10 +378,7 @@ struct SessionDaemon: AsyncParsableCommand {
         // to every peer, the event pump ends with the session's events, and the byte streams still read end.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: desk),
-            .init(
-                service: EventPumpService(
-                    hub: hub, desk: desk, events: session.events, appEvents: app.events, log: operatorLog),
-                successTerminationBehavior: .ignore),
+            .init(service: EventPumpService(hub: hub), successTerminationBehavior: .ignore),
             .init(service: session),
         ]
         if let avahi {

@@ -13,13 +13,25 @@ import WireCodec
 /// count, made durable before an increment is sent.
 ///
 /// Every file is written whole to a temporary file, fsynced, renamed over the old one, and the directory fsynced;
-/// a crash leaves either the old or the new content. A file that exists but cannot be read back (garbage, empty,
+/// a crash leaves either the old or the new content. The count in a directory in memory (tmpfs) is the exception, as
+/// it is saved on the event loop before each increment is sent: there, it is written over the old one in place (see
+/// ``save(localCount:)``). A file that exists but cannot be read back (garbage, empty,
 /// truncated by hand, a key others may read) is never replaced silently: the daemon refuses to start and says which
 /// file and what to do, because a new key is a new device, and a count started from 0 would count the same presses
 /// twice on every peer.
 final class StateStore: LocalCountStore {
+    /// What the counter file holds, and how it is written.
+    private struct CounterFile {
+        /// The count it holds.
+        var saved: UInt64 = 0
+        /// Its length in bytes.
+        var length = 0
+        /// Open for writes in place, once one was made.
+        var descriptor: Int32?
+    }
+
     let directory: URL
-    private let savedCount = Mutex<UInt64>(0)
+    private let counter = Mutex(CounterFile())
     private let inMemory = Atomic<Bool>(false)
 
     /// Whether the directory is on a file system in memory (tmpfs, ramfs), where a save cannot wait for a device: the
@@ -31,10 +43,18 @@ final class StateStore: LocalCountStore {
 
     init(directory: URL) {
         self.directory = directory
+        self.counterFile = directory.appendingPathComponent("counter")
+        self.counterPath = counterFile.path
+    }
+
+    deinit {
+        if let descriptor = counter.withLock({ $0.descriptor }) { close(descriptor) }
     }
 
     var keyFile: URL { directory.appendingPathComponent("device-key") }
-    var counterFile: URL { directory.appendingPathComponent("counter") }
+    let counterFile: URL
+    /// ``counterFile``'s path, made once: a save runs per increment, on the event loop when it saves in place.
+    private let counterPath: String
     var trustedDevicesFile: URL { directory.appendingPathComponent("trusted-devices.json") }
 
     /// What this peer is: its device keys and its own count, as stored.
@@ -78,6 +98,7 @@ final class StateStore: LocalCountStore {
         guard let countText else {
             if isNew {
                 try writeDurably("0\n", to: counterFile)
+                counter.withLock { $0 = CounterFile(saved: 0, length: 2) }
                 return Identity(device: device, localCount: 0, isNew: true)
             }
             throw StateError(
@@ -91,15 +112,44 @@ final class StateStore: LocalCountStore {
                 "not a count (\(Self.quote(countText))); restore it from a backup, or remove it and "
                     + "\(keyFile.lastPathComponent) to join as a new device")
         }
-        savedCount.withLock { $0 = count }
+        counter.withLock { $0 = CounterFile(saved: count, length: countText.utf8.count) }
         return Identity(device: device, localCount: count, isNew: false)
     }
 
-    /// Makes `count` durable (fsynced) before the session sends it. Called off the event loop, one call at a time.
+    /// Makes `count` durable before the session sends it, one call at a time: the file replaced and fsynced, off the
+    /// event loop; or, in a directory in memory (``savesInPlace``), on the loop, written over the old count in place
+    /// with one write on a descriptor kept open, where a new file and a rename would cost the increment more than
+    /// all the rest of its way to the socket. That write is whole or not made at all however the process ends (a
+    /// few bytes in the file's one page), leaves nothing of the old count behind (a count only grows, and so does
+    /// its text; a file that holds a longer text is replaced instead), and there is no device to sync.
     func save(localCount count: UInt64) throws {
-        guard count > savedCount.withLock({ $0 }) else { return }
-        try writeDurably("\(count)\n", to: counterFile)
-        savedCount.withLock { $0 = max($0, count) }
+        let inMemory = savesInPlace
+        try counter.withLock { counter throws(StateError) in
+            guard count > counter.saved else { return }
+            let text = Array("\(count)\n".utf8)
+            if !inMemory || text.count < counter.length || !writeInPlace(text, &counter) {
+                try writeDurably(text, to: counterPath)
+                if let descriptor = counter.descriptor { close(descriptor) }  // it holds the replaced file
+                counter.descriptor = nil
+            }
+            counter.saved = count
+            counter.length = text.count
+        }
+    }
+
+    /// Writes `text` over the counter file's start; false when it could not (then the file is to be replaced).
+    private func writeInPlace(_ text: [UInt8], _ counter: inout CounterFile) -> Bool {
+        if counter.descriptor == nil {
+            let descriptor = open(counterPath, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return false }
+            counter.descriptor = descriptor
+        }
+        guard let descriptor = counter.descriptor else { return false }
+        var written: Int
+        repeat {
+            written = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        } while written < 0 && errno == EINTR
+        return written == text.count
     }
 
     /// Checks that `path` is a directory this process can write, or one it can create, with one line for people
@@ -155,10 +205,14 @@ final class StateStore: LocalCountStore {
 
     /// Writes a temporary file, fsyncs it, renames it over `url` and fsyncs the directory.
     private func writeDurably(_ text: String, to url: URL) throws(StateError) {
+        try writeDurably(Array(text.utf8), to: url.path)
+    }
+
+    private func writeDurably(_ bytes: [UInt8], to path: String) throws(StateError) {
         do {
-            try AtomicFile.write(Array(text.utf8), to: url.path)
+            try AtomicFile.write(bytes, to: path)
         } catch {
-            throw StateError(url.path, error.message)
+            throw StateError(path, error.message)
         }
     }
 

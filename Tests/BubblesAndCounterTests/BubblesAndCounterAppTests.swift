@@ -34,12 +34,17 @@ final class RecordingStore: LocalCountStore {
     }
 }
 
+/// What an observer was called with.
+final class Observed: Sendable {
+    let events = Mutex<[BubblesAndCounterEvent]>([])
+}
+
 /// A session on loopback with the apps added, not started.
 func makeApp(
-    _ id: UInt64, maxPeers: Int = 8, store: RecordingStore? = nil,
+    _ id: UInt64, maxPeers: Int = 8, store: RecordingStore? = nil, eventLoop: (any EventLoop)? = nil,
     configure: (inout SessionConfiguration) -> Void = { _ in }
 ) async throws -> BubblesAndCounterApp {
-    let session = try makeSession(id, maxPeers: maxPeers, configure: configure)
+    let session = try makeSession(id, maxPeers: maxPeers, eventLoop: eventLoop, configure: configure)
     return try await BubblesAndCounterApp(
         session: session, configuration: BubblesAndCounterApp.Configuration(localCountStore: store))
 }
@@ -119,6 +124,49 @@ struct BubblesAndCounterAppTests {
         #expect(store.savedOnLoop == Array(repeating: savesInPlace, count: 200))
         #expect(try await waitUntil { try await counts(two, of: one) == 200 })
         await stopAll([one.session, two.session])
+    }
+
+    @Test(
+        "an increment done at once on the session's loop is saved, sent and seen by an observer before it returns; off the loop, or with a store that saves off it, nothing is done"
+    )
+    func incrementNow() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let store = RecordingStore(savesInPlace: true)
+        let one = try await makeApp(1, store: store, eventLoop: loop)
+        let two = try await makeApp(2)
+        let observed = Observed()
+        one.observe { event in observed.events.withLock { $0.append(event) } }
+        #expect(try await connectedMesh([one.session, two.session]))
+        let (local, seenAtOnce) = try await loop.submit {
+            let local = try one.incrementNow(by: 3)
+            return (local, observed.events.withLock { $0 })
+        }.get()
+        #expect(local == 3)
+        #expect(seenAtOnce.contains(.counter(PeerID(1), count: 3, total: 3)), "sent before it returned: \(seenAtOnce)")
+        #expect(store.saved == [3] && store.savedOnLoop == [true])
+        #expect(try await waitUntil { try await counts(two, of: one) == 3 })
+        #expect(try one.incrementNow() == nil, "off the loop")
+        store.fail(true)
+        let failed = try await loop.submit { () -> String? in
+            do {
+                _ = try one.incrementNow()
+                return nil
+            } catch {
+                return (error as? SessionError)?.message
+            }
+        }.get()
+        #expect(failed?.contains("nothing was sent") == true)
+        store.fail(false)
+        #expect(try await one.counter()[PeerID(1)] == 3)
+        #expect(try await one.increment() == 4, "the way of a caller off the loop")
+        let offLoopStore = RecordingStore(savesInPlace: false)
+        let three = try await makeApp(3, store: offLoopStore, eventLoop: loop)
+        try await three.session.start()
+        #expect(try await loop.submit { try three.incrementNow() }.get() == nil)
+        #expect(offLoopStore.saved.isEmpty)
+        await stopAll([one.session, two.session, three.session])
+        try await group.shutdownGracefully()
     }
 
     @Test("state that does not fit the replay buffer while a link is down is sent again whole; data is never lost")

@@ -1,4 +1,5 @@
 import LanSession
+import NIOCore
 import WireCodec
 
 /// A session on loopback with a chosen peer id (so that a test knows which peer leads a pair and coordinates: the
@@ -6,7 +7,7 @@ import WireCodec
 public func makeSession(
     _ id: UInt64, name: String? = nil, session: String = "test", datagrams: Bool = true, maxPeers: Int = 8,
     policy: InvitationPolicy = .acceptAll, replayMessages: Int = 65_536, inbox: String? = nil,
-    configure: (inout SessionConfiguration) -> Void = { _ in }
+    eventLoop: (any EventLoop)? = nil, configure: (inout SessionConfiguration) -> Void = { _ in }
 ) throws(SessionError) -> Session {
     var configuration = SessionConfiguration(
         peerID: PeerID(id), displayName: name ?? "peer-\(id)", sessionName: session, host: "127.0.0.1",
@@ -17,7 +18,7 @@ public func makeSession(
     configuration.admission = .open
     configuration.isInsecure = true
     configure(&configuration)
-    return try Session(configuration: configuration)
+    return try Session(configuration: configuration, eventLoop: eventLoop)
 }
 
 /// A session on loopback with a fresh device key (its peer id is the key's) and encrypted links.

@@ -31,6 +31,16 @@ public struct ApplicationHandle<Application: SessionApplication>: Sendable {
         return try await session.onLoop { _ in body(box.value) }
     }
 
+    /// Runs `body` with the application at once, for a caller that is on the session's loop already (a channel
+    /// handler of that loop, say): no hop and no task. Nil when called off the loop, where ``call(_:)`` hops.
+    ///
+    /// - Throws: ``SessionError/Code/notRunning`` once the session was stopped, or what `body` throws.
+    public func callOnLoop<T>(_ body: (Application) throws(SessionError) -> T) throws(SessionError) -> T? {
+        guard session.loop.inEventLoop else { return nil }
+        guard !session.isStopped else { throw SessionError(.notRunning, "the session was stopped") }
+        return try body(box.value)
+    }
+
     /// Runs `body` with the application on the session's loop, without waiting for it.
     public func schedule(_ body: @escaping @Sendable (Application) -> Void) {
         let box = self.box

@@ -8,6 +8,10 @@ import Synchronization
 /// knows to read the state afresh. Other subscribers are not slowed down by it. Events may be yielded from any
 /// thread; the order of one thread's events is kept.
 ///
+/// An observer (``observe(splitting:_:finished:)``) takes every event at once instead, on the thread that yields it:
+/// no buffer, no stream and no hop, for a reader that lives on the same event loop as the events and hands them on
+/// without waiting (a daemon writing them to its own sockets).
+///
 /// ``yield(_:)`` is inlinable, so that an application's module gets it specialized for its own event type: it runs
 /// per message.
 public final class EventFanout<Event: Sendable>: Sendable {
@@ -25,9 +29,21 @@ public final class EventFanout<Event: Sendable>: Sendable {
         }
     }
 
+    /// A reader called with each event as it is yielded.
+    @usableFromInline
+    struct Observer: Sendable {
+        @usableFromInline let id: UInt64
+        /// Whether it takes the parts of an event that splits one by one.
+        @usableFromInline let splits: Bool
+        @usableFromInline let take: @Sendable (Event) -> Void
+        let finished: @Sendable () -> Void
+    }
+
     @usableFromInline
     struct State {
         @usableFromInline var subscribers: [UInt64: Subscriber] = [:]
+        /// In the order they began to observe.
+        @usableFromInline var observers: [Observer] = []
         @usableFromInline var nextID: UInt64 = 1
         @usableFromInline var finished = false
 
@@ -68,13 +84,14 @@ public final class EventFanout<Event: Sendable>: Sendable {
         return stream
     }
 
-    /// Gives `event` to every subscriber.
+    /// Gives `event` to every subscriber, then to every observer (outside the lock: an observer may subscribe, or stop
+    /// observing).
     @inlinable
     public func yield(_ event: Event) {
-        state.withLock { state in
-            // A batch's parts are made once, for the first subscriber that takes them.
-            var parts: [Event]?
-            var splitDone = false
+        // A batch's parts are made once, for the first subscriber or observer that takes them.
+        var parts: [Event]?
+        var splitDone = false
+        let observers = state.withLock { state in
             for (id, subscriber) in state.subscribers {
                 var missed = subscriber.missed
                 if subscriber.splits, let split {
@@ -92,6 +109,20 @@ public final class EventFanout<Event: Sendable>: Sendable {
                 }
                 if missed != subscriber.missed { state.subscribers[id]?.missed = missed }
             }
+            return state.observers
+        }
+        for observer in observers {
+            if observer.splits, let split {
+                if !splitDone {
+                    parts = split(event)
+                    splitDone = true
+                }
+                if let parts {
+                    for part in parts { observer.take(part) }
+                    continue
+                }
+            }
+            observer.take(event)
         }
     }
 
@@ -108,16 +139,55 @@ public final class EventFanout<Event: Sendable>: Sendable {
         return 0
     }
 
-    /// Ends every stream; later subscribers get an ended stream.
+    /// Calls `take` with every event from now on, at once, on the thread that yields it and before ``yield(_:)``
+    /// returns (a session's events and the original apps': on the session's event loop), and `finished` once, when the
+    /// events end (``finish()``). Nothing is buffered for an observer, so nothing is missed, and nothing waits for it
+    /// either: `take` must hand the event on without blocking. With `splitting`, a batch comes as its parts.
+    ///
+    /// - Returns: What ``stopObserving(_:)`` takes; nil when the events ended already (`finished` was called).
+    @discardableResult
+    public func observe(
+        splitting: Bool = false, _ take: @escaping @Sendable (Event) -> Void,
+        finished: @escaping @Sendable () -> Void = {}
+    ) -> EventObservation? {
+        let id: UInt64? = state.withLock { state in
+            guard !state.finished else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.observers.append(Observer(id: id, splits: splitting, take: take, finished: finished))
+            return id
+        }
+        guard let id else {
+            finished()
+            return nil
+        }
+        return EventObservation(id: id)
+    }
+
+    /// Ends an observation: its `take` is not called for events yielded after this returns, nor its `finished`.
+    public func stopObserving(_ observation: EventObservation) {
+        state.withLock { $0.observers.removeAll { $0.id == observation.id } }
+    }
+
+    /// Ends every stream and every observation; later subscribers get an ended stream.
     public func finish() {
-        let subscribers = state.withLock { state in
+        let (subscribers, observers) = state.withLock { state in
             state.finished = true
-            defer { state.subscribers = [:] }
-            return Array(state.subscribers.values)
+            defer {
+                state.subscribers = [:]
+                state.observers = []
+            }
+            return (Array(state.subscribers.values), state.observers)
         }
         for subscriber in subscribers { subscriber.continuation.finish() }
+        for observer in observers { observer.finished() }
     }
 
     /// Subscribers now.
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+}
+
+/// An observer of an ``EventFanout`` (``EventFanout/observe(splitting:_:finished:)``).
+public struct EventObservation: Hashable, Sendable {
+    let id: UInt64
 }

@@ -95,6 +95,25 @@ public final class Session: Sendable {
         fanout.subscribe(bufferSize: bufferSize, splitting: data == .eachMessage)
     }
 
+    /// Calls `take` with every event from now on as it happens, on the session's event loop and before the next
+    /// event: the way for a reader on that loop (a daemon that writes the events to its own sockets) to see them with
+    /// no stream, no buffer and no hop in between. Nothing is missed and nothing waits for it, so `take` must hand each
+    /// event on without blocking. `finished` is called once the session stopped (on the thread that stopped it).
+    ///
+    /// - Returns: What ``stopObserving(_:)`` takes; nil once the session stopped (`finished` was called already).
+    @discardableResult
+    public func observe(
+        data: DataDelivery = .eachMessage, _ take: @escaping @Sendable (SessionEvent) -> Void,
+        finished: @escaping @Sendable () -> Void = {}
+    ) -> EventObservation? {
+        fanout.observe(splitting: data == .eachMessage, take, finished: finished)
+    }
+
+    /// Ends an observation begun with ``observe(data:_:finished:)``.
+    public func stopObserving(_ observation: EventObservation) {
+        fanout.stopObserving(observation)
+    }
+
     /// Binds the listening sockets (TCP and UDP, same port) and starts dialling static peers. Returns the port.
     @discardableResult
     public func start() async throws(SessionError) -> Int {

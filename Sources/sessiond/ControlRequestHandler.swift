@@ -1,0 +1,68 @@
+import Foundation
+import NIOCore
+import SessionControl
+
+/// What a control connection's task reads: each request line, decoded.
+enum ControlInput: Sendable {
+    case request(ControlRequest)
+    /// A line that is not a request: the task logs it and closes the connection.
+    case malformed(ByteBuffer)
+}
+
+/// Decodes a control connection's request lines on its event loop (the common shape by `FlatRequest`, any other by
+/// `JSONDecoder`), and answers there, at once, a request that can be
+/// answered without waiting (``answerNow``: an `increment` whose count saves in place), so that such a request goes
+/// from the socket to the session and back to the socket with no task in between. Every other request goes on to the
+/// connection's task, decoded. While a request is with the task, the ones after it follow it there, so that every
+/// reply keeps its request's place (docs/control-protocol.md: one reply per request, in order); the task says when it
+/// answered one (``answered()``).
+final class ControlRequestHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ControlInput
+    typealias OutboundOut = ByteBuffer
+
+    /// The reply line (without its newline) to a request answered on the loop; nil hands the request to the task.
+    private let answerNow: (ControlRequest) -> Data?
+    private let decoder = JSONDecoder()
+    /// Requests handed to the task and not yet answered.
+    private var withTask = 0
+
+    init(answerNow: @escaping (ControlRequest) -> Data?) {
+        self.answerNow = answerNow
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let line = unwrapInboundIn(data)
+        guard
+            let request = FlatRequest.parse(line)
+                ?? (try? decoder.decode(ControlRequest.self, from: Data(line.readableBytesView)))
+        else {
+            withTask += 1
+            context.fireChannelRead(wrapInboundOut(.malformed(line)))
+            return
+        }
+        if withTask == 0, var reply = answerNow(request) {
+            reply.append(0x0A)
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: reply)), promise: nil)
+            return
+        }
+        withTask += 1
+        context.fireChannelRead(wrapInboundOut(.request(request)))
+    }
+
+    /// The task answered a request handed to it (its reply is written).
+    func answered() {
+        withTask = max(0, withTask - 1)
+    }
+}
+
+extension NIOLoopBound<ControlRequestHandler> {
+    /// Tells the handler, on its loop, that the task answered a request (its reply written before).
+    func answered() {
+        if eventLoop.inEventLoop {
+            value.answered()
+        } else {
+            eventLoop.execute { self.value.answered() }
+        }
+    }
+}

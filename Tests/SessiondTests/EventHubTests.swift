@@ -1,0 +1,118 @@
+import BubblesAndCounter
+import Foundation
+import LanSession
+import NIOCore
+import NIOEmbedded
+import Synchronization
+import Testing
+
+@testable import sessiond
+
+/// The event hub on an embedded loop, with watchers on embedded channels of that loop.
+@Suite("EventHub")
+struct EventHubTests {
+    final class Observed: Sendable {
+        let events = Mutex<[String]>([])
+    }
+
+    /// A watcher's channel on `loop`, connected, and its writer bound to the loop.
+    static func watcher(on loop: EmbeddedEventLoop) throws -> (EmbeddedChannel, NIOLoopBound<WatchWriter>) {
+        let writer = WatchWriter(maxWaitingLines: 2, maxWaitingBytes: 1 << 20) { missed in
+            ByteBuffer(string: #"{"event":"eventsMissed","count":\#(missed)}"# + "\n")
+        }
+        let channel = EmbeddedChannel(handler: writer, loop: loop)
+        channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1), promise: nil)
+        return (channel, NIOLoopBound(writer, eventLoop: loop))
+    }
+
+    /// The events a watcher was written, by name (the reply as "reply").
+    static func events(_ channel: EmbeddedChannel) throws -> [String] {
+        var names: [String] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+            let text = String(buffer: buffer)
+            #expect(text.hasSuffix("\n"), "one line each: \(text)")
+            let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            names.append(object?["event"] as? String ?? (object?["ok"] != nil ? "reply" : "?"))
+        }
+        return names
+    }
+
+    static let reply = ByteBuffer(string: #"{"ok":true,"result":{}}"# + "\n")
+
+    @Test("every event goes to the observer first and to every watcher as one line, at once")
+    func deliveredAtOnce() throws {
+        let loop = EmbeddedEventLoop()
+        let observed = Observed()
+        let hub = EventHub(loop: loop) { event in observed.events.withLock { $0.append("\(event)") } }
+        let (one, oneWriter) = try Self.watcher(on: loop)
+        let (two, twoWriter) = try Self.watcher(on: loop)
+        hub.take(.session(.peerLost(PeerID(1))))  // before anyone watches: the observer only
+        hub.watch(oneWriter, reply: Self.reply, closed: one.closeFuture)
+        hub.watch(twoWriter, reply: Self.reply, closed: two.closeFuture)
+        hub.take(.app(.counter(PeerID(2), count: 5, total: 5)))
+        #expect(try Self.events(one) == ["reply", "counter"])
+        #expect(try Self.events(two) == ["reply", "counter"])
+        #expect(observed.events.withLock { $0.count } == 2)
+        // The line carries the event's fields and its time.
+        hub.take(.app(.counter(PeerID(2), count: 6, total: 6)))
+        let line = String(buffer: try #require(try one.readOutbound(as: ByteBuffer.self)))
+        #expect(line.contains(#""count":6"#) && line.contains(#""time":""#))
+        _ = try one.finish()
+        _ = try two.finish()
+    }
+
+    @Test("a watcher that does not read is not waited for: the others get every event, it gets the missed count")
+    func slowWatcher() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = EventHub(loop: loop)
+        let (slow, slowWriter) = try Self.watcher(on: loop)
+        let (fast, fastWriter) = try Self.watcher(on: loop)
+        hub.watch(slowWriter, reply: Self.reply, closed: slow.closeFuture)
+        hub.watch(fastWriter, reply: Self.reply, closed: fast.closeFuture)
+        slow.isWritable = false
+        for count in 1...10 { hub.take(.app(.counter(PeerID(2), count: UInt64(count), total: UInt64(count)))) }
+        #expect(try Self.events(fast) == ["reply"] + Array(repeating: "counter", count: 10))
+        slow.isWritable = true
+        slow.pipeline.fireChannelWritabilityChanged()
+        #expect(try Self.events(slow) == ["reply", "counter", "counter", "eventsMissed"])
+        _ = try slow.finish()
+        _ = try fast.finish()
+    }
+
+    @Test("a watcher that went is dropped; when the events end every watcher is closed and the hub ended")
+    func endings() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = EventHub(loop: loop)
+        let (gone, goneWriter) = try Self.watcher(on: loop)
+        let (staying, stayingWriter) = try Self.watcher(on: loop)
+        hub.watch(goneWriter, reply: Self.reply, closed: gone.closeFuture)
+        hub.watch(stayingWriter, reply: Self.reply, closed: staying.closeFuture)
+        _ = try Self.events(gone)
+        _ = try gone.finish()
+        hub.take(.session(.peerLost(PeerID(1))))
+        #expect(try Self.events(staying) == ["reply", "peerLost"])
+        let ended = Observed()
+        hub.ended.whenComplete { _ in ended.events.withLock { $0.append("ended") } }
+        hub.end()
+        #expect(ended.events.withLock { $0 } == ["ended"])
+        #expect(!staying.isActive)
+        // A watch that comes after the end is answered and closed.
+        let (late, lateWriter) = try Self.watcher(on: loop)
+        hub.watch(lateWriter, reply: Self.reply, closed: late.closeFuture)
+        #expect(try Self.events(late) == ["reply"])
+        #expect(!late.isActive)
+    }
+
+    @Test("a stream subscribed gets every event, and ends with the hub")
+    func streams() async throws {
+        let loop = EmbeddedEventLoop()
+        let hub = EventHub(loop: loop)
+        let stream = hub.subscribe()
+        hub.take(.session(.peerLost(PeerID(1))))
+        hub.take(.app(.counter(PeerID(2), count: 1, total: 1)))
+        hub.end()
+        var seen: [String] = []
+        for await event in stream { seen.append("\(event)") }
+        #expect(seen.count == 2)
+    }
+}
