@@ -328,8 +328,7 @@ struct SessionDaemon: AsyncParsableCommand {
         try await dialBluetoothPeers(of: session, on: transports, btChannel: btChannel, lePSM: lePSM)
 
         let desk = StreamDesk(session: session, logger: logger)
-        // Every event is seen first by the operator's log and the stream desk, on the loop, as it happens.
-        let hub = EventHub(loop: Self.loop) { event in
+        let hub = EventHub(loop: Self.loop) { event in  // the operator's log and the stream desk first, on the loop
             operatorLog.record(event)
             if case .session(.streamOpened(let stream)) = event { desk.take(stream) }
         }
