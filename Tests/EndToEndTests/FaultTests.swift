@@ -60,6 +60,21 @@ struct FaultTests {
         }
     }
 
+    /// Starts host 1 with its state in /run/small/state and host 2, connected, and counts `count` on host 1 until
+    /// host 2 shows it; host 1's peer id.
+    func startCounting(_ cluster: Cluster, _ count: Int) async throws -> String {
+        try cluster.start(1, stateDirectory: "/run/small/state")
+        try cluster.start(2)
+        #expect(
+            await waitUntil(.seconds(5), every: .milliseconds(50)) {
+                cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1
+            })
+        let one = try cluster.peerID(1)
+        _ = try cluster.client(1, ["increment", "-n", "\(count)"])
+        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.counts(2)?[one] == count })
+        return one
+    }
+
     @Test("a full disk: the increment fails, nothing is counted anywhere, and the retry counts once")
     func fullDisk() async throws {
         let cluster = try Cluster(hosts: 2)
@@ -74,15 +89,7 @@ struct FaultTests {
             #expect(done.status == 0, "\(command.joined(separator: " ")): \(done.stderr)")
         }
         defer { _ = try? cluster.lab.run(1, ["umount", "-l", "/run/small"]) }
-        try cluster.start(1, stateDirectory: "/run/small/state")
-        try cluster.start(2)
-        #expect(
-            await waitUntil(.seconds(5), every: .milliseconds(50)) {
-                cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1
-            })
-        let one = try cluster.peerID(1)
-        _ = try cluster.client(1, ["increment", "-n", "5"])
-        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.counts(2)?[one] == 5 })
+        let one = try await startCounting(cluster, 5)
 
         // In blocks of the file system's own size: larger ones stop short of the last few blocks.
         _ = try cluster.lab.run(1, ["dd", "if=/dev/zero", "of=/run/small/fill", "bs=1024"], timeout: 20)
@@ -108,15 +115,7 @@ struct FaultTests {
         _ = try cluster.lab.run(1, ["mkdir", "-p", "/run/small"])
         let mounted = try cluster.lab.run(1, ["mount", "-t", "tmpfs", "-o", "size=64k", "small", "/run/small"])
         #expect(mounted.status == 0, "\(mounted.stderr)")
-        try cluster.start(1, stateDirectory: "/run/small/state")
-        try cluster.start(2)
-        #expect(
-            await waitUntil(.seconds(5), every: .milliseconds(50)) {
-                cluster.connectedPeers(1) == 1 && cluster.connectedPeers(2) == 1
-            })
-        let one = try cluster.peerID(1)
-        _ = try cluster.client(1, ["increment", "-n", "9"])
-        #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.counts(2)?[one] == 9 })
+        let one = try await startCounting(cluster, 9)
 
         _ = try cluster.lab.run(1, ["dd", "if=/dev/zero", "of=/run/small/fill", "bs=4096"], timeout: 10)
         // 9 → 10 → 11: the count's text grows by a byte, within the page the file already has.

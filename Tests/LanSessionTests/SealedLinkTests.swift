@@ -151,12 +151,8 @@ struct SealedLinkTests {
         #expect(kinds.contains(.resume))  // the leader's activation travels sealed
     }
 
-    @Test("data messages reach the subscriber in one batch per read; a slice held stays right as records are opened")
-    func dataSlices() async throws {
-        let (embedded, channel) = try acceptedLink()
-        let batches = embedded.core.events.fanout.subscribe(bufferSize: 64, splitting: false)
-        let each = embedded.core.events.fanout.subscribe(bufferSize: 64, splitting: true)
-        var peer = Peer()
+    /// Runs the whole handshake with the secret and the peer's activation: the peer is connected, sealed.
+    func connect(_ peer: inout Peer, _ embedded: EmbeddedCore, _ channel: EmbeddedChannel) throws {
         let second = try begin(&peer, embedded, channel, secret: secretBytes)
         let (_, third) = try peer.finish(second)
         try channel.writeInbound(
@@ -164,6 +160,15 @@ struct SealedLinkTests {
                 bytes: third
                     + (try peer.seal([.invitation(Invitation()), .resume(Resume(received: 0, nextSequence: 1))]))))
         #expect(embedded.info(peer.identity.peerID)?.state == .connected)
+    }
+
+    @Test("data messages reach the subscriber in one batch per read; a slice held stays right as records are opened")
+    func dataSlices() async throws {
+        let (embedded, channel) = try acceptedLink()
+        let batches = embedded.core.events.fanout.subscribe(bufferSize: 64, splitting: false)
+        let each = embedded.core.events.fanout.subscribe(bufferSize: 64, splitting: true)
+        var peer = Peer()
+        try connect(&peer, embedded, channel)
         // Four messages, their frames cut across three records, in three reads: the second message spans records.
         let payloads: [[UInt8]] = [
             Array(repeating: 1, count: 100), Array(repeating: 2, count: 5_000), Array(repeating: 3, count: 7),
@@ -201,13 +206,7 @@ struct SealedLinkTests {
     func largeDataSealedWithItsHeader() throws {
         let (embedded, channel) = try acceptedLink()
         var peer = Peer()
-        let second = try begin(&peer, embedded, channel, secret: secretBytes)
-        let (_, third) = try peer.finish(second)
-        try channel.writeInbound(
-            ByteBuffer(
-                bytes: third
-                    + (try peer.seal([.invitation(Invitation()), .resume(Resume(received: 0, nextSequence: 1))]))))
-        #expect(embedded.info(peer.identity.peerID)?.state == .connected)
+        try connect(&peer, embedded, channel)
         _ = try peer.open(try embedded.outbound(channel))
         let payload = (0..<40_000).map { UInt8(truncatingIfNeeded: $0) }
         _ = try embedded.core.sendData(
