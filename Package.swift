@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "LanSessionDiscovery", targets: ["LanSessionDiscovery"]),
         .library(name: "LanSessionRFCOMM", targets: ["LanSessionRFCOMM"]),
         .library(name: "LanSessionLE", targets: ["LanSessionLE"]),
+        .library(name: "LanSessionBlueZ", targets: ["LanSessionBlueZ"]),
+        .library(name: "DBusClient", targets: ["DBusClient"]),
         .library(name: "BubblesAndCounter", targets: ["BubblesAndCounter"]),
         .library(name: "SessionControl", targets: ["SessionControl"]),
         .executable(name: "sessiond", targets: ["sessiond"]),
@@ -57,6 +59,12 @@ let package = Package(
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
+        // libsystemd's sd-bus, wrapped only by DBusClient.
+        .systemLibrary(
+            name: "CSystemdBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // OpenSSL's libcrypto, used only by LinkCrypto for the records' ChaCha20-Poly1305 and AES-256-GCM.
         .systemLibrary(
             name: "COpenSSL",
@@ -76,6 +84,11 @@ let package = Package(
             ]
         ),
         // mDNS/DNS-SD through the Avahi daemon.
+        // A D-Bus client on sd-bus, on a thread of its own: calls, exported objects, signals.
+        .target(
+            name: "DBusClient",
+            dependencies: ["CSystemdBus", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "AvahiDiscovery",
             dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")]
@@ -119,6 +132,13 @@ let package = Package(
             ]
         ),
         // The original apps (a counter, three bubbles, player indexes) as one application of a session.
+        // The Bluetooth faces where bluetoothd runs, through its D-Bus API: the GATT face, LE advertising.
+        .target(
+            name: "LanSessionBlueZ",
+            dependencies: [
+                "DBusClient", "LanSession", "LanSessionLE", "WireCodec", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "BubblesAndCounter",
             dependencies: [
@@ -137,6 +157,8 @@ let package = Package(
                 "LanSessionDiscovery",
                 "LanSessionRFCOMM",
                 "LanSessionLE",
+                "LanSessionBlueZ",
+                "DBusClient",
                 "BubblesAndCounter",
                 "SessionControl",
                 "CFileSystem",
@@ -165,6 +187,17 @@ let package = Package(
             dependencies: [
                 "WireCodec",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "DBusClientTests",
+            dependencies: ["DBusClient", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "LanSessionBlueZTests",
+            dependencies: [
+                "LanSessionBlueZ", "LanSessionLE", "DBusClient", "WireCodec", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -220,7 +253,10 @@ let package = Package(
         // processes in them, sessions on loopback, raw peers, recorders, waiting, a seeded generator.
         .target(
             name: "TestSupport",
-            dependencies: ["LanSession", "WireCodec", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "LanSession", "WireCodec", "DBusClient", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport"
         ),
         .testTarget(

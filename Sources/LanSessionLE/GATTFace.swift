@@ -29,6 +29,8 @@ public final class GATTFace: Sendable {
     public static let commandUUID = ATTServer.commandUUID.description
     /// The events characteristic (read, notify): one framed message per notification, see ``GATTEvent``.
     public static let eventsUUID = ATTServer.eventsUUID.description
+    /// The longest value of a characteristic (`attMaxValueLength`): a longer identity or event is cut there.
+    public static let maxValueLength = ATTServer.maxValueLength
     /// The most notifications written to one central that its socket has not taken yet; more are dropped (the next
     /// move or count supersedes them).
     public static let maxPendingNotifications = 32

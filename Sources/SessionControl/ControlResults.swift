@@ -21,13 +21,17 @@ public struct StatusResult: Codable, Hashable, Sendable {
     /// The release the daemon runs (its `--version`): after an upgrade, whether the new binary is the one running.
     /// Absent from daemons before 0.14.
     public var version: String?
+    /// Who serves the LE GATT face: `bluetoothd` (a GATT application registered with it) or `att` (the daemon's own
+    /// ATT server); absent without one, and from older daemons.
+    public var gattFace: String?
 
     public init(
         name: String, peerID: String, session: String, port: Int, peers: Int, encrypted: Bool = false,
         fingerprint: String = "", admission: String = "open", failedHandshakes: Int = 0, droppedDatagrams: Int = 0,
-        refusedConnections: Int = 0, version: String? = LanSessionVersion.current
+        refusedConnections: Int = 0, version: String? = LanSessionVersion.current, gattFace: String? = nil
     ) {
         self.version = version
+        self.gattFace = gattFace
         self.encrypted = encrypted
         self.fingerprint = fingerprint
         self.admission = admission

@@ -14,6 +14,8 @@ struct ControlDispatcher: Sendable {
     let desk: StreamDesk
     /// Where the page is served, when it is (`--http`).
     let page: PageLocation
+    /// What the daemon's Bluetooth runs on.
+    let bluetooth: BluetoothState
     let logger: Logger
 
     /// The reply line (without its newline) to `request`.
@@ -33,7 +35,8 @@ struct ControlDispatcher: Sendable {
                             ? "open (insecure: not encrypted, for measuring only)"
                             : session.configuration.admission.description,
                         failedHandshakes: security.failedHandshakes, droppedDatagrams: security.droppedDatagrams,
-                        refusedConnections: security.refusedConnections))
+                        refusedConnections: security.refusedConnections,
+                        gattFace: bluetooth.gattFace.withLock { $0?.rawValue }))
             case "peers":
                 let layout = try await app.layout()
                 return Self.reply(try await session.peers().map { Self.result($0, layout: layout) })

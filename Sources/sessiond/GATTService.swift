@@ -1,48 +1,75 @@
 import BubblesAndCounter
+import DBusClient
 import LanSession
+import LanSessionBlueZ
 import LanSessionLE
 import LanSessionRFCOMM
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Synchronization
+import WireCodec
 
 /// The LE GATT face of the daemon's apps (docs/wire-format.md 4.2): what a central writes goes to the counter and
 /// the bubbles as if this device's user had done it; the apps' moves, holders and counts go to subscribed centrals.
 ///
-/// The face hands each command over on the loop without waiting; this service carries them out in order.
+/// Where bluetoothd runs (it owns `org.bluez` on the system bus) the face is a GATT application registered with it
+/// (``BlueZGATTFace``); elsewhere the daemon serves ATT itself (``GATTFace``). The choice is made at start, logged, and
+/// told by `status` (``BluetoothState``). Either face hands each command over without waiting; this service carries
+/// them out in order.
 struct GATTService: Service {
-    let face: GATTFace
+    let adapter: RFCOMMTransport.Adapter
+    let identity: String
+    let deviceName: String
     let commands: AsyncStream<GATTCommand>
+    let continuation: AsyncStream<GATTCommand>.Continuation
     let app: BubblesAndCounterApp
     let loop: any EventLoop
+    let state: BluetoothState
     let logger: Logger
+
+    /// The face in use.
+    private enum Face {
+        case kernel(GATTFace)
+        case bluez(BlueZGATTFace, BusConnection)
+
+        func notify(_ event: GATTEvent) throws(WireError) {
+            switch self {
+            case .kernel(let face): try face.notify(event)
+            case .bluez(let face, _): try face.notify(event)
+            }
+        }
+
+        func close() async {
+            switch self {
+            case .kernel(let face): face.close()
+            case .bluez(let face, let bus):
+                await face.close()
+                bus.close()
+            }
+        }
+    }
 
     init(
         adapter: RFCOMMTransport.Adapter, session: Session, app: BubblesAndCounterApp, loop: any EventLoop,
-        logger: Logger
+        state: BluetoothState, logger: Logger
     ) {
-        let (commands, continuation) = AsyncStream.makeStream(
+        (commands, continuation) = AsyncStream.makeStream(
             of: GATTCommand.self, bufferingPolicy: .bufferingNewest(GATTFace.maxPendingNotifications))
         let configuration = session.configuration
-        face = GATTFace(
-            adapter: adapter,
-            identity: GATTFace.identityText(
-                peer: session.peerID, name: configuration.displayName, session: configuration.sessionName,
-                fingerprint: configuration.isInsecure ? nil : session.fingerprint),
-            deviceName: configuration.displayName, logger: logger
-        ) { continuation.yield($0) }
-        self.commands = commands
+        identity = GATTFace.identityText(
+            peer: session.peerID, name: configuration.displayName, session: configuration.sessionName,
+            fingerprint: configuration.isInsecure ? nil : session.fingerprint)
+        deviceName = configuration.displayName
+        self.adapter = adapter
         self.app = app
         self.loop = loop
+        self.state = state
         self.logger = logger
     }
 
     func run() async throws {
-        do {
-            try await face.start(on: loop)
-            logger.info("GATT face on \(face.adapter.name) (\(face.adapter.address)): service \(GATTFace.serviceUUID)")
-        } catch {
-            logger.notice("no GATT face on \(face.adapter.name): \(error.message)")
+        guard let face = await start() else {
             try? await gracefulShutdown()
             return
         }
@@ -55,14 +82,51 @@ struct GATTService: Service {
                 group.addTask {
                     var sequence: UInt16 = 0
                     for await event in events {
-                        await notify(event, sequence: &sequence)
+                        await notify(event, through: face, sequence: &sequence)
                     }
                 }
                 await group.next()
                 group.cancelAll()
             }
         }
-        face.close()
+        await face.close()
+        state.gattFace.withLock { $0 = nil }
+    }
+
+    /// Starts the face: through bluetoothd when it runs, else the daemon's own ATT server; nil (with a notice) when
+    /// neither can start.
+    private func start() async -> Face? {
+        let onCommand: @Sendable (GATTCommand) -> Void = { [continuation] in continuation.yield($0) }
+        if let bus = try? BusConnection.system(logger: logger) {
+            if (try? await bus.nameHasOwner("org.bluez")) == true {
+                let face = BlueZGATTFace(
+                    bus: bus, adapter: adapter.name, identity: identity, logger: logger, onCommand: onCommand)
+                do {
+                    try await face.start()
+                    logger.info(
+                        "GATT face through bluetoothd on \(adapter.name) (\(adapter.address)): service \(GATTFace.serviceUUID)"
+                    )
+                    state.gattFace.withLock { $0 = .bluetoothd }
+                    return .bluez(face, bus)
+                } catch {
+                    logger.notice("no GATT face through bluetoothd on \(adapter.name): \(error.message)")
+                    bus.close()
+                    return nil
+                }
+            }
+            bus.close()
+        }
+        let face = GATTFace(
+            adapter: adapter, identity: identity, deviceName: deviceName, logger: logger, onCommand: onCommand)
+        do {
+            try await face.start(on: loop)
+            logger.info("GATT face on \(adapter.name) (\(adapter.address)): service \(GATTFace.serviceUUID)")
+            state.gattFace.withLock { $0 = .attServer }
+            return .kernel(face)
+        } catch {
+            logger.notice("no GATT face on \(adapter.name): \(error.message)")
+            return nil
+        }
     }
 
     /// A central's command, carried out as this device's user's.
@@ -80,7 +144,7 @@ struct GATTService: Service {
     }
 
     /// An event of the apps, as the centrals see it; the face's own numbering of moves.
-    private func notify(_ event: BubblesAndCounterEvent, sequence: inout UInt16) async {
+    private func notify(_ event: BubblesAndCounterEvent, through face: Face, sequence: inout UInt16) async {
         let notified: GATTEvent?
         switch event {
         case .move(let view, let x, let y, _):
@@ -103,4 +167,18 @@ struct GATTService: Service {
             logger.debug("an event not notified", metadata: ["event": "\(event)", "error": "\(error)"])
         }
     }
+}
+
+/// What the daemon's Bluetooth runs on, for `status`.
+final class BluetoothState: Sendable {
+    /// Who serves the GATT face.
+    enum GATTFaceServer: String, Sendable {
+        /// A GATT application of bluetoothd's.
+        case bluetoothd
+        /// The daemon's own ATT server on the LE ATT channel.
+        case attServer = "att"
+    }
+
+    /// Who serves the GATT face now; nil without one.
+    let gattFace = Mutex<GATTFaceServer?>(nil)
 }

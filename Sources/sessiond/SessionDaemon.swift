@@ -334,8 +334,9 @@ struct SessionDaemon: AsyncParsableCommand {
         }
         hub.attach(session: session, app: app)
         let pageLocation = PageLocation()
+        let bluetooth = BluetoothState()
         let dispatcher = ControlDispatcher(
-            session: session, app: app, hub: hub, desk: desk, page: pageLocation, logger: logger)
+            session: session, app: app, hub: hub, desk: desk, page: pageLocation, bluetooth: bluetooth, logger: logger)
         var page: PageServer?
         if let http, let (host, port) = Self.pageAddress(http) {
             do {
@@ -393,7 +394,8 @@ struct SessionDaemon: AsyncParsableCommand {
             services.append(
                 .init(
                     service: GATTService(
-                        adapter: le.adapter, session: session, app: app, loop: Self.loop, logger: logger)))
+                        adapter: le.adapter, session: session, app: app, loop: Self.loop, state: bluetooth,
+                        logger: logger)))
         }
         if !noDiscovery, let le = transports.first(where: { $0 is L2CAPTransport }) as? L2CAPTransport {
             services.append(

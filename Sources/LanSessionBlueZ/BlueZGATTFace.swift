@@ -1,0 +1,195 @@
+import DBusClient
+import LanSession
+import LanSessionLE
+import Logging
+import Synchronization
+import WireCodec
+
+/// The GATT face of docs/wire-format.md 4.2 where bluetoothd runs: LanSession's service and its three
+/// characteristics as a GATT application registered with bluetoothd (`org.bluez.GattManager1`), which serves them,
+/// with its own Generic Access and Generic Attribute services, to every central of the adapter.
+///
+/// The same UUIDs, values and errors as the face that serves ATT itself (``GATTFace``): the identity reads the
+/// identity text; a write of the command is one framed command, and anything else is refused with
+/// `org.bluez.Error.Failed`, which bluetoothd answers with ATT error 0x80; the events characteristic notifies one
+/// framed event per notification and reads the last. The handles are bluetoothd's: centrals discover them by UUID.
+/// The objects answer on the bus connection's thread; commands go to `onCommand` there (it must not block).
+public final class BlueZGATTFace: Sendable {
+    /// Where the application's objects live on the bus.
+    static let root = "/org/lansession/gatt"
+    static let servicePath = root + "/service0"
+    static let identityPath = servicePath + "/identity"
+    static let commandPath = servicePath + "/command"
+    static let eventsPath = servicePath + "/events"
+
+    /// The adapter it serves on (`hci0`).
+    public let adapter: String
+    /// What the identity characteristic reads.
+    public let identity: [UInt8]
+    private let bus: BusConnection
+    private let logger: Logger
+    private let onCommand: @Sendable (GATTCommand) -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The last event notified: what the events characteristic reads.
+        var lastEvent: [UInt8] = []
+        /// bluetoothd asked for notifications (a central subscribed).
+        var notifying = false
+        var registered = false
+    }
+
+    /// A face on `adapter` (its name, `hci1`) through `bus`, the system bus bluetoothd is on. `identity` is the
+    /// identity text (``GATTFace/identityText(peer:name:session:fingerprint:)``); at most 512 bytes of it are kept.
+    public init(
+        bus: BusConnection, adapter: String, identity: String, logger: Logger,
+        onCommand: @escaping @Sendable (GATTCommand) -> Void
+    ) {
+        self.bus = bus
+        self.adapter = adapter
+        self.identity = Array(identity.utf8.prefix(GATTFace.maxValueLength))
+        self.logger = logger
+        self.onCommand = onCommand
+    }
+
+    /// Exports the application's objects and registers them with bluetoothd on the adapter. Fails with bluetoothd's
+    /// error (no such adapter, the adapter has no GATT manager) or the bus's.
+    public func start() async throws(BusError) {
+        try await bus.export(Self.root) { [self] call in answer(call) }
+        do throws(BusError) {
+            _ = try await bus.call(
+                destination: BlueZ.service, path: BlueZ.adapterPath(adapter), interface: BlueZ.gattManager,
+                member: "RegisterApplication", [.objectPath(Self.root), .properties([])])
+        } catch {
+            bus.withdraw(Self.root)
+            throw error
+        }
+        state.withLock { $0.registered = true }
+        logger.debug("GATT application registered with bluetoothd", metadata: ["adapter": "\(adapter)"])
+    }
+
+    /// Notifies `event` to the centrals that subscribed (bluetoothd sends it to each), and makes it what the events
+    /// characteristic reads. Fails as the codec does on a coordinate that is not finite.
+    public func notify(_ event: GATTEvent) throws(WireError) {
+        let payload = try event.payload()
+        let notifying = state.withLock { state in
+            state.lastEvent = payload
+            return state.notifying
+        }
+        guard notifying else { return }
+        bus.emitPropertiesChanged(
+            path: Self.eventsPath, interface: BlueZ.gattCharacteristic, [("Value", .bytes(payload))])
+    }
+
+    /// Unregisters the application and withdraws its objects.
+    public func close() async {
+        if state.withLock({ $0.registered }) {
+            _ = try? await bus.call(
+                destination: BlueZ.service, path: BlueZ.adapterPath(adapter), interface: BlueZ.gattManager,
+                member: "UnregisterApplication", [.objectPath(Self.root)], timeout: .seconds(2))
+        }
+        bus.withdraw(Self.root)
+        state.withLock { $0.registered = false }
+    }
+
+    // MARK: - The objects
+
+    /// The properties of the objects, by path and interface.
+    private func objects() -> [(path: String, interface: String, properties: [(String, BusValue)])] {
+        let notifying = state.withLock { $0.notifying }
+        func characteristic(
+            _ uuid: String, _ flags: [String], _ extra: [(String, BusValue)] = []
+        ) -> [(
+            String, BusValue
+        )] {
+            [("UUID", .string(uuid)), ("Service", .objectPath(Self.servicePath)), ("Flags", .strings(flags))] + extra
+        }
+        return [
+            (
+                Self.servicePath, BlueZ.gattService,
+                [
+                    ("UUID", .string(GATTFace.serviceUUID)), ("Primary", .boolean(true)),
+                    ("Includes", .array(element: "o", [])),
+                ]
+            ),
+            (Self.identityPath, BlueZ.gattCharacteristic, characteristic(GATTFace.identityUUID, ["read"])),
+            (
+                Self.commandPath, BlueZ.gattCharacteristic,
+                characteristic(GATTFace.commandUUID, ["write-without-response", "write"])
+            ),
+            (
+                Self.eventsPath, BlueZ.gattCharacteristic,
+                characteristic(GATTFace.eventsUUID, ["read", "notify"], [("Notifying", .boolean(notifying))])
+            ),
+        ]
+    }
+
+    /// Answers a method call to one of the objects; on the bus's thread.
+    private func answer(_ call: BusMethodCall) -> BusReply {
+        if call.path == Self.root {
+            guard call.interface == BlueZ.objectManager, call.member == "GetManagedObjects" else { return .unknown }
+            let entries = objects().map { object in
+                BusValue.DictionaryEntry(
+                    .objectPath(object.path),
+                    .dictionary(
+                        key: "s", value: "a{sv}",
+                        [.init(.string(object.interface), .properties(object.properties))]))
+            }
+            return .values([.dictionary(key: "o", value: "a{sa{sv}}", entries)])
+        }
+        guard let object = objects().first(where: { $0.path == call.path }) else { return .unknown }
+        if let reply = BlueZ.answerProperties(call, interface: object.interface, object.properties) { return reply }
+        guard call.interface == BlueZ.gattCharacteristic else { return .unknown }
+        switch call.member {
+        case "ReadValue": return read(call)
+        case "WriteValue": return write(call)
+        case "StartNotify", "StopNotify":
+            guard call.path == Self.eventsPath else {
+                return .error(name: BlueZ.Error.notSupported, message: "only the events characteristic notifies")
+            }
+            let start = call.member == "StartNotify"
+            state.withLock { $0.notifying = start }
+            bus.emitPropertiesChanged(
+                path: Self.eventsPath, interface: BlueZ.gattCharacteristic, [("Notifying", .boolean(start))])
+            logger.debug(start ? "a central subscribed to the events" : "no central follows the events")
+            return .empty
+        default:
+            return .unknown
+        }
+    }
+
+    private func read(_ call: BusMethodCall) -> BusReply {
+        let value: [UInt8]
+        switch call.path {
+        case Self.identityPath: value = identity
+        case Self.eventsPath: value = state.withLock { $0.lastEvent }
+        default: return .error(name: BlueZ.Error.notPermitted, message: "the command characteristic is not read")
+        }
+        let offset = call.arguments.first?.propertiesValue?["offset"]?.integerValue ?? 0
+        guard offset <= value.count else {
+            return .error(name: BlueZ.Error.invalidOffset, message: "offset \(offset) past \(value.count) bytes")
+        }
+        return .values([.bytes(Array(value[offset...]))])
+    }
+
+    private func write(_ call: BusMethodCall) -> BusReply {
+        guard call.path == Self.commandPath else {
+            return .error(name: BlueZ.Error.notPermitted, message: "only the command characteristic is written")
+        }
+        guard let value = call.arguments.first?.bytesValue else {
+            return .error(name: BlueZ.Error.invalidArguments, message: "WriteValue takes the value as bytes")
+        }
+        let offset = call.arguments.dropFirst().first?.propertiesValue?["offset"]?.integerValue ?? 0
+        guard offset == 0 else {
+            return .error(name: BlueZ.Error.failed, message: "a command is written whole, at offset 0")
+        }
+        do throws(GATTCommand.DecodingError) {
+            let command = try GATTCommand(frame: value)
+            onCommand(command)
+            return .empty
+        } catch {
+            logger.debug("a central wrote no command", metadata: ["reason": "\(error.reason)"])
+            return .error(name: BlueZ.Error.failed, message: "not a command: \(error.reason)")
+        }
+    }
+}
