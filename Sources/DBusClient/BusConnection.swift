@@ -144,14 +144,17 @@ public final class BusConnection: @unchecked Sendable {
         try result.get()
     }
 
-    /// Stops answering calls to `prefix` (exported with ``export(_:handler:)``).
-    public func withdraw(_ prefix: String) {
-        perform { connection in
-            guard connection.livingBus != nil, let (slot, box) = connection.exports.removeValue(forKey: prefix) else {
-                return
+    /// Stops answering calls to `prefix` (exported with ``export(_:handler:)``); calls that come after it returned get
+    /// D-Bus's "unknown object" error.
+    public func withdraw(_ prefix: String) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            perform { connection in
+                if connection.livingBus != nil, let (slot, box) = connection.exports.removeValue(forKey: prefix) {
+                    sd_bus_slot_unref(slot)
+                    Unmanaged.passUnretained(box).release()
+                }
+                done.resume()
             }
-            sd_bus_slot_unref(slot)
-            Unmanaged.passUnretained(box).release()
         }
     }
 

@@ -37,6 +37,8 @@ public final class BlueZGATTFace: Sendable {
         /// bluetoothd asked for notifications (a central subscribed).
         var notifying = false
         var registered = false
+        /// Changes of owner of bluetoothd's name, from before the first registration, for ``keepRegistered()``.
+        var owners: AsyncStream<BusSignal>?
     }
 
     /// A face on `adapter` (its name, `hci1`) through `bus`, the system bus bluetoothd is on. `identity` is the
@@ -55,15 +57,59 @@ public final class BlueZGATTFace: Sendable {
     /// Exports the application's objects and registers them with bluetoothd on the adapter. Fails with bluetoothd's
     /// error (no such adapter, the adapter has no GATT manager) or the bus's.
     public func start() async throws(BusError) {
+        let owners = try await bus.signals(
+            sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameOwnerChanged")
         try await bus.export(Self.root) { [self] call in answer(call) }
         do throws(BusError) {
-            _ = try await bus.call(
-                destination: BlueZ.service, path: BlueZ.adapterPath(adapter), interface: BlueZ.gattManager,
-                member: "RegisterApplication", [.objectPath(Self.root), .properties([])])
+            try await register()
         } catch {
-            bus.withdraw(Self.root)
+            await bus.withdraw(Self.root)
             throw error
         }
+        state.withLock { $0.owners = owners }
+    }
+
+    /// Registers the application again each time bluetoothd comes back (a restart of bluetoothd forgets every
+    /// application), until the task is cancelled. Call after ``start()``.
+    public func keepRegistered() async {
+        guard let owners = state.withLock({ $0.owners }) else { return }
+        for await change in owners {
+            guard change.arguments.first?.stringValue == BlueZ.service, let owner = change.arguments.last?.stringValue
+            else { continue }
+            guard !owner.isEmpty else {
+                state.withLock { state in
+                    state.registered = false
+                    state.notifying = false
+                }
+                logger.debug("bluetoothd left the bus: the GATT application waits for it")
+                continue
+            }
+            // bluetoothd takes its name before its adapters appear: it is asked again until the adapter takes the
+            // application, for as long as it keeps the name.
+            for attempt in 1...Self.registrationAttempts {
+                do throws(BusError) {
+                    try await register()
+                    break
+                } catch {
+                    logger.debug(
+                        "bluetoothd is back but took no GATT application yet",
+                        metadata: ["attempt": "\(attempt)", "error": "\(error)"])
+                }
+                try? await Task.sleep(for: Self.registrationRetry)
+                guard !Task.isCancelled else { return }
+            }
+        }
+    }
+
+    /// How often, and how long apart, a bluetoothd that came back is asked to take the application.
+    static let registrationAttempts = 50
+    static let registrationRetry = Duration.milliseconds(200)
+
+    private func register() async throws(BusError) {
+        _ = try await bus.call(
+            destination: BlueZ.service, path: BlueZ.adapterPath(adapter), interface: BlueZ.gattManager,
+            member: "RegisterApplication", [.objectPath(Self.root), .properties([])])
         state.withLock { $0.registered = true }
         logger.debug("GATT application registered with bluetoothd", metadata: ["adapter": "\(adapter)"])
     }
@@ -88,7 +134,7 @@ public final class BlueZGATTFace: Sendable {
                 destination: BlueZ.service, path: BlueZ.adapterPath(adapter), interface: BlueZ.gattManager,
                 member: "UnregisterApplication", [.objectPath(Self.root)], timeout: .seconds(2))
         }
-        bus.withdraw(Self.root)
+        await bus.withdraw(Self.root)
         state.withLock { $0.registered = false }
     }
 

@@ -79,6 +79,14 @@ struct GATTService: Service {
                 group.addTask {
                     for await command in commands { await perform(command) }
                 }
+                if case .bluez(let face, _) = face {
+                    group.addTask {
+                        await face.keepRegistered()
+                        // The system bus went: the face is gone, the daemon goes on without it.
+                        logger.notice("the system bus closed: no GATT face through bluetoothd any more")
+                        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+                    }
+                }
                 group.addTask {
                     var sequence: UInt16 = 0
                     for await event in events {

@@ -71,7 +71,7 @@ struct BusConnectionTests {
         }
         #expect(outside?.code == .replied)
 
-        server.withdraw("/org/example")
+        await server.withdraw("/org/example")
         let withdrawn = await #expect(throws: BusError.self) {
             _ = try await client.call(
                 destination: server.uniqueName, path: "/org/example", interface: "org.example.Echo", member: "Echo")

@@ -163,3 +163,43 @@ struct BlueZGATTFaceTests {
         try await app.export("/org/lansession/gatt") { _ in .empty }
     }
 }
+
+extension BlueZGATTFaceTests {
+    @Test func registersAgainWhenBluetoothdComesBack() async throws {
+        let bus = try await PrivateBus()
+        let app = try bus.connect()
+        defer { app.close() }
+        /// A stand-in for one run of bluetoothd: it owns org.bluez and counts registrations.
+        final class Registrations: Sendable {
+            let paths = Mutex<[String]>([])
+        }
+        func bluetoothd() async throws -> (BusConnection, Registrations) {
+            let connection = try bus.connect()
+            try await connection.requestName("org.bluez")
+            let seen = Registrations()
+            try await connection.export("/org/bluez") { call in
+                guard call.member == "RegisterApplication" else { return .unknown }
+                seen.paths.withLock { $0.append(call.arguments.first?.stringValue ?? "?") }
+                return .empty
+            }
+            return (connection, seen)
+        }
+        let (first, seenByFirst) = try await bluetoothd()
+        let face = BlueZGATTFace(bus: app, adapter: "hci1", identity: identity, logger: Logger(label: "test.gatt")) {
+            _ in
+        }
+        try await face.start()
+        #expect(seenByFirst.paths.withLock { $0 } == ["/org/lansession/gatt"])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await face.keepRegistered() }
+            first.close()  // bluetoothd stops, then starts again
+            let (second, seenBySecond) = try await bluetoothd()
+            defer { second.close() }
+            #expect(
+                await waitUntil(.seconds(10), every: .milliseconds(10)) {
+                    seenBySecond.paths.withLock { $0 } == ["/org/lansession/gatt"]
+                })
+            group.cancelAll()
+        }
+    }
+}

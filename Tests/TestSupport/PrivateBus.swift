@@ -17,10 +17,17 @@ public final class PrivateBus {
         daemon = try HostProcess.local([
             "/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)",
         ])
-        let socket = "\(folder)/bus"
+        // The socket's file appears at bind(), before the daemon listens: ready once a client gets in.
+        let address = address
         guard
             await waitUntil(
-                .seconds(10), every: .milliseconds(20), { FileManager.default.fileExists(atPath: socket) })
+                .seconds(10), every: .milliseconds(20),
+                {
+                    guard let probe = try? BusConnection.connect(address: address, logger: Logger(label: "test.bus"))
+                    else { return false }
+                    probe.close()
+                    return true
+                })
         else {
             throw BusError(.noBus, message: "dbus-daemon did not start: \(daemon.stderr)")
         }
