@@ -102,6 +102,9 @@ public final class BlueZGATTFace: Sendable {
         }
     }
 
+    /// The message of the error that refuses a write of no command: the ATT error code bluetoothd answers with.
+    static let notACommand = "0x80"
+
     /// How often, and how long apart, a bluetoothd that came back is asked to take the application.
     static let registrationAttempts = 50
     static let registrationRetry = Duration.milliseconds(200)
@@ -235,7 +238,8 @@ public final class BlueZGATTFace: Sendable {
             return .empty
         } catch {
             logger.debug("a central wrote no command", metadata: ["reason": "\(error.reason)"])
-            return .error(name: BlueZ.Error.failed, message: "not a command: \(error.reason)")
+            // bluetoothd answers Failed with the ATT error its message names (0x80...0x9F), 0x80 when it names none.
+            return .error(name: BlueZ.Error.failed, message: Self.notACommand)
         }
     }
 }

@@ -111,6 +111,7 @@ struct BlueZGATTFaceTests {
                 _ = try await characteristic(commandPath, "WriteValue", [.bytes(bad), .properties([])])
             }
             #expect(refused?.name == "org.bluez.Error.Failed", "\(bad)")
+            #expect(refused?.message.hasSuffix(": 0x80") == true, "\(refused?.message ?? "")")
         }
         #expect(commands.withLock { $0.count } == 2)
 
