@@ -2,6 +2,7 @@ import LanSession
 import LanSessionLE
 import LanSessionRFCOMM
 import Logging
+import NIOPosix
 
 /// Which transports the daemon runs (`--transport`), and the Bluetooth peers it dials.
 extension SessionDaemon {
@@ -25,13 +26,19 @@ extension SessionDaemon {
         return transports
     }
 
-    /// Dials the `--bt-peer` and `--le-peer` addresses on the transports that run.
+    /// Dials the `--bt-peer` and `--le-peer` addresses on the transports that run. A `--bt-peer` without a channel is
+    /// dialled on the channel its SDP record names (docs/wire-format.md 4.4), or `--bt-channel` when it has none.
     func dialBluetoothPeers(
-        of session: Session, on transports: [any Transport], btChannel: Int, lePSM: Int
+        of session: Session, on transports: [any Transport], btChannel: Int, lePSM: Int, logger: Logger
     ) async throws {
-        if transports.contains(where: { $0.name == RFCOMMTransport.name }) {
+        if let rfcomm = transports.first(where: { $0.name == RFCOMMTransport.name }) as? RFCOMMTransport {
             for peer in btPeers {
-                try await session.connect(to: Self.bluetoothEndpoint(peer, defaultChannel: btChannel)!)
+                var endpoint = Self.bluetoothEndpoint(peer, defaultChannel: btChannel)!
+                if !peer.contains("/") {
+                    endpoint.port = await Self.recordedChannel(
+                        of: endpoint.host, from: rfcomm.adapter.address, otherwise: btChannel, logger: logger)
+                }
+                try await session.connect(to: endpoint)
             }
         }
         if transports.contains(where: { $0.name == L2CAPTransport.name }) {
@@ -39,6 +46,22 @@ extension SessionDaemon {
                 try await session.connect(to: Self.leEndpoint(peer, defaultPSM: lePSM)!)
             }
         }
+    }
+
+    /// The RFCOMM channel of LanSession's SDP record on the device at `address`, looked up off the loop for at most
+    /// `SDPLookup`'s own connection timeout; `otherwise` when the device has no SDP server or no record.
+    static func recordedChannel(
+        of address: String, from adapter: String, otherwise channel: Int, logger: Logger
+    ) async -> Int {
+        let found = try? await NIOThreadPool.singleton.runIfActive {
+            try SDPLookup.channel(of: address, from: adapter)
+        }
+        guard let found = found ?? nil, RFCOMMTransport.channels.contains(found) else {
+            logger.info("no LanSession record in the SDP database of \(address): dialling channel \(channel)")
+            return channel
+        }
+        logger.info("\(address) names RFCOMM channel \(found) in its SDP record")
+        return found
     }
 
     /// "ADDRESS[/CHANNEL]" as an RFCOMM endpoint.

@@ -325,7 +325,7 @@ struct SessionDaemon: AsyncParsableCommand {
             throw DaemonError("cannot listen on \(where_.joined(separator: " and ")): \(error)")
         }
         for peer in peers { try await session.connect(to: Endpoint(parsing: peer)!) }
-        try await dialBluetoothPeers(of: session, on: transports, btChannel: btChannel, lePSM: lePSM)
+        try await dialBluetoothPeers(of: session, on: transports, btChannel: btChannel, lePSM: lePSM, logger: logger)
 
         let desk = StreamDesk(session: session, logger: logger)
         let hub = EventHub(loop: Self.loop) { event in  // the operator's log and the stream desk first, on the loop
@@ -389,6 +389,9 @@ struct SessionDaemon: AsyncParsableCommand {
                             session: session, serviceType: serviceType, logger: logger
                         ) { operatorLog.record($0) },
                         connection: avahi)))
+        }
+        if let rfcomm = transports.first(where: { $0 is RFCOMMTransport }) as? RFCOMMTransport {
+            services.append(.init(service: RFCOMMRecordService(transport: rfcomm, logger: logger)))
         }
         if let le = transports.first(where: { $0 is L2CAPTransport }) as? L2CAPTransport {
             services.append(
