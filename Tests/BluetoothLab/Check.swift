@@ -14,12 +14,16 @@ struct Check: AsyncParsableCommand {
 
     @Flag(help: "Only the checks over LE L2CAP (scripts/btlab runs them in a boot of their own).") var le = false
     @Option(help: "With --le, one group of checks only: alone, discovery, gatt or failover.") var only: String?
+    @Flag(help: "Only the checks under BlueZ's bluetoothd, bleak the central (a boot of their own: --bluetoothd).")
+    var bluez = false
 
     func run() async throws {
         let (hci0, hci1) = try controllers()
         log("controllers: hci0 \(hci0.address), hci1 \(hci1.address)")
         var outcomes: [Outcome] = []
-        if le {
+        if bluez {
+            outcomes += try await bluezFace(hci0, hci1)
+        } else if le {
             // Each group on controllers as after boot: what one group's daemons leave behind is not the next's.
             if only == nil || only == "alone" { outcomes += try await alone(.le, hci0, hci1) }
             if only == nil || only == "discovery" {

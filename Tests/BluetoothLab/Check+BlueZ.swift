@@ -1,0 +1,193 @@
+import Foundation
+import LanSession
+import LanSessionRFCOMM
+import SessionControl
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Check {
+    /// The GATT face under BlueZ's bluetoothd (a boot of scripts/btlab with --bluetoothd), from a central that is not
+    /// ours: Python's bleak on hci0 (Tests/BluetoothLab/gatt_central.py), against a daemon on hci1 that registers its
+    /// face with bluetoothd's GattManager1 and advertises LanSession's service (section 4.3). The central finds the
+    /// daemon by its service UUID, reads the identity, writes a pick-up, a move and 5 increments (write without
+    /// response), gets a write that is no command refused with ATT error 0x80, receives notifications of the counts
+    /// and moves the daemon's user makes, and times GATT round trips (an increment, then its counterState).
+    func bluezFace(_ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter) async throws -> [Outcome] {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["BTLAB_BLUETOOTHD"] == "1" else {
+            return [
+                Outcome(
+                    check: "BlueZ: bluetoothd", passed: false,
+                    detail: "this boot runs no bluetoothd: scripts/btlab run --bluetoothd")
+            ]
+        }
+        let tools = environment["BTLAB_TOOLS"] ?? ""
+        let bluetoothdLog = (environment["BTLAB_OUT"] ?? "/mnt") + "/bluetoothd.log"
+        let daemon = try Daemon(
+            "gatt", ["--transport", "le", "--bt-adapter", "hci1", "--le-psm", "\(0x95)"], discovery: true)
+        defer { daemon.stop() }
+        guard await waitUntil(.seconds(10), every: .milliseconds(100), { daemon.peerID != nil }),
+            let id = daemon.peerID
+        else {
+            daemon.stop()
+            return [
+                Outcome(
+                    check: "BlueZ: the daemon", passed: false,
+                    detail: "sessiond did not start: \(daemon.process.stderr.suffix(600))")
+            ]
+        }
+
+        // The central, with bluetoothctl on its PATH (bleak asks it for BlueZ's version). It scans and connects
+        // within 30 s, then listens until told on stdin (or 40 s), then times 100 round trips.
+        let script = FileManager.default.currentDirectoryPath + "/Tests/BluetoothLab/gatt_central.py"
+        let path = "\(tools)/root/usr/bin:" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let roundTrips = 100
+        let central = try HostProcess.local([
+            "/usr/bin/env", "PATH=\(path)", "/usr/bin/python3", script, "hci0", hci1.address, "30", "--listen", "40",
+            "--round-trips", "\(roundTrips)",
+        ])
+        defer { central.stop() }
+        /// What went wrong, from every side: the central's last lines, what sessiond and bluetoothd logged.
+        func diagnosis() -> String {
+            let printed = central.events.suffix(4).map { event in
+                (try? JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]))
+                    .map { String(decoding: $0, as: UTF8.self) } ?? "?"
+            }
+            let words = ["gatt", "bluez", "bluetoothd", "advertis", "d-bus", "dbus", "sd-bus", "error", "fail"]
+            let daemonLines = daemon.process.stderr.split(separator: "\n").filter { line in
+                words.contains { line.lowercased().contains($0) }
+            }
+            let bluetoothd = (try? String(contentsOfFile: bluetoothdLog, encoding: .utf8)) ?? ""
+            let bluetoothdLines = bluetoothd.split(separator: "\n").filter { line in
+                ["gatt-database", "advertising", "connect_failed", "bonding_attempt_complete", "error", "Failed"]
+                    .contains { line.contains($0) }
+            }
+            // Whether bluetoothd still runs, and the kernel's BUG if there was one (Debian 12's 6.1 corrupts its list
+            // of links in hci_chan_del when a failed connection's socket closes, and bluetoothd dies of it).
+            let probe = try? HostProcess.local([
+                "/bin/sh", "-c",
+                "(pidof bluetoothd >/dev/null && echo running || echo 'not running';"
+                    + " dmesg | grep -E 'kernel BUG|corruption' | head -n 2) >&2",
+            ])
+            for _ in 0..<200 where probe?.isRunning == true || probe?.stderr.isEmpty == true { usleep(10_000) }
+            let state = (probe?.stderr ?? "?").split(separator: "\n").joined(separator: "; ")
+            // A connection that failed with type 0 was BR/EDR: bluetoothd dials a device whose advertising flags do
+            // not say "BR/EDR not supported" over BR/EDR, where hci1 does not page-scan under bluetoothd.
+            let bredr = bluetoothdLines.contains {
+                $0.contains("bonding_attempt_complete() hci0") && $0.contains("type 0")
+            }
+            return "central printed \(printed.joined(separator: " "))"
+                + (central.isRunning ? "" : ", exited \(central.exitStatus): \(central.stderr.suffix(400))")
+                + "; sessiond "
+                + (daemon.process.isRunning
+                    ? "running" : "exited: \(daemonLines.suffix(6).joined(separator: " | "))")
+                + "; bluetoothd \(state): \(bluetoothdLines.suffix(6).joined(separator: " | "))"
+                + (bredr
+                    ? " (bluetoothd dialled hci1 over BR/EDR: the advertisement's flags, if any, must say BR/EDR not"
+                        + " supported, or carry none, for a BlueZ central to connect over LE)"
+                    : "")
+        }
+        func failed(_ key: String) -> ([String: Any]) -> Bool { { $0[key] != nil || $0["error"] != nil } }
+
+        // Found by UUID, connected, the identity read.
+        let found = await central.waitFor(timeout: 45, failed("found_after_s"))
+        let identityEvent = await central.waitFor(timeout: 20, failed("identity"))
+        let identity = identityEvent?["identity"] as? String
+        let named = identity?.hasPrefix("peer \(id) \"gatt\" session \"lab\" fingerprint ") == true
+        var outcomes = [
+            Outcome(
+                check: "BlueZ: bleak finds the daemon by its service UUID and reads the identity",
+                passed: found?["found_after_s"] != nil && named,
+                detail: found?["found_after_s"] == nil
+                    ? "not found: \(diagnosis())"
+                    : "found after \(found?["found_after_s"] ?? "?") s, service data \(found?["service_data"] ?? "?"); "
+                        + "identity \(identity.map { "\"\($0)\"" } ?? "not read: \(diagnosis())")")
+        ]
+        guard identity != nil else { return outcomes }
+
+        // The central subscribes, then writes (without response) a pick-up, a move and 5 increments, then a write
+        // that is no command (with response).
+        let subscribed =
+            (await central.waitFor(timeout: 20, failed("subscribed"))?["subscribed"] as? NSNumber)?.boolValue == true
+        let badWrite = await central.waitFor(timeout: 20, failed("bad_write_error"))
+        let moved = await waitUntil(.seconds(15), every: .milliseconds(100)) {
+            let bubble = daemon.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first {
+                $0.view == 0
+            }
+            return bubble?.x == 100.5 && bubble?.y == -20.25 && bubble?.holder == id
+        }
+        func local() -> UInt64? { daemon.call(ControlRequest(command: "counter"), as: CounterResult.self)?.local }
+        let counted = await waitUntil(.seconds(10), every: .milliseconds(100)) { local() == 5 }
+        outcomes.append(
+            Outcome(
+                check: "BlueZ: a central's pick-up, move and increment act as the device's user",
+                passed: subscribed && moved && counted,
+                detail: "subscribed \(subscribed); bubble 0 held and at (100.5, -20.25) \(moved); count 5 \(counted) "
+                    + "(at \(local().map(String.init) ?? "?"))" + (moved && counted ? "" : "; \(diagnosis())")))
+        let code = badWrite?["bad_write_error"] as? String
+        outcomes.append(
+            Outcome(
+                check: "BlueZ: a write that is no command refused with ATT error 0x80 (org.bluez.Error.Failed)",
+                passed: code == "0x80",
+                detail: badWrite == nil
+                    ? "no answer to the write: \(diagnosis())"
+                    : "answered \(code ?? "without error"): \(badWrite?["bad_write_detail"] ?? "")"
+                        + (code == nil
+                            ? " (BlueZ 5.66 answers a write request itself, before calling WriteValue without"
+                                + " waiting for its reply, when the characteristic also has write-without-response)"
+                            : "")))
+
+        // Notifications: the daemon's user increments twice and moves bubble 0; the central, subscribed, sees the
+        // count at 7 (counterState of the daemon's own entry) and the move.
+        let control = try daemon.client()
+        for _ in 0..<2 {
+            _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
+        }
+        _ = try control.call(ControlRequest(command: "move", view: 0, x: 1, y: 2), as: DoneResult.self)
+        func events() -> [[String: Any]] { central.events.compactMap { $0["event"] as? [String: Any] } }
+        func sawCount() -> Bool {
+            events().contains {
+                $0["kind"] as? String == "counterState"
+                    && ($0["entries"] as? [String: Any])?[id].flatMap { $0 as? NSNumber }?.intValue == 7
+            }
+        }
+        func sawMove() -> Bool {
+            events().contains {
+                $0["kind"] as? String == "move" && ($0["view"] as? NSNumber)?.intValue == 0
+                    && ($0["x"] as? NSNumber)?.doubleValue == 1 && ($0["y"] as? NSNumber)?.doubleValue == 2
+            }
+        }
+        let notified = await waitUntil(.seconds(10), every: .milliseconds(100)) { sawCount() && sawMove() }
+        let stillServing = daemon.call(ControlRequest(command: "status"), as: StatusResult.self) != nil
+        let notifications = central.events.filter { $0["notification"] != nil }
+        outcomes.append(
+            Outcome(
+                check: "BlueZ: notifications of the counts and moves the daemon's user makes",
+                passed: notified && stillServing,
+                detail: "\(notifications.count) notifications, count 7 \(sawCount()), move to (1, 2) \(sawMove()); "
+                    + "still serving \(stillServing)"
+                    + (notified
+                        ? ""
+                        : "; last: \(notifications.suffix(3).compactMap { $0["notification"] as? String }); "
+                            + diagnosis())))
+
+        // Round trips: the central goes on when told, times them, and ends.
+        central.send("go on")
+        let timed = await central.waitFor(timeout: 120, failed("gatt_round_trip"))
+        let trips = timed?["gatt_round_trip"] as? [String: Any]
+        let count = (trips?["count"] as? NSNumber)?.intValue ?? 0
+        _ = await central.waitFor(timeout: 15, failed("done"))
+        outcomes.append(
+            Outcome(
+                check: "BlueZ: GATT round trips, an increment written then its counterState notified",
+                passed: count == roundTrips,
+                detail: trips.map {
+                    "\($0["count"] ?? 0) of \(roundTrips) (lost \($0["lost"] ?? "?")): p50 \($0["p50_us"] ?? "?") µs, "
+                        + "p99 \($0["p99_us"] ?? "?") µs (emulated controllers: no radio time)"
+                } ?? "not measured: \(diagnosis())"))
+        return outcomes
+    }
+}
