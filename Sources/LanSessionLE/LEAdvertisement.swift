@@ -3,9 +3,9 @@ import LanSession
 /// What a LanSession node advertises over Bluetooth LE, and how a scanner reads it back (docs/wire-format.md, 4.3).
 ///
 /// The advertising data holds the complete list of 128-bit service UUIDs: LanSession's service UUID alone, which a
-/// phone's scan filters on, as it filters on a GATT service. The scan response holds that UUID's service data: the
+/// phone's scan filters on, as it filters on a GATT service; no flags field. The scan response holds that UUID's service data: the
 /// layout version, the node's peer id, the low byte of its LE PSM and a 24-bit tag of its session name. Both fit the 31
-/// bytes of legacy advertising, with the flags field the kernel adds.
+/// bytes of legacy advertising.
 public struct LEAdvertisement: Hashable, Sendable {
     /// LanSession's 128-bit service UUID, `4C414E53-4553-5349-4F4E-0000000000A0` ("LANSESSION" in ASCII, then the
     /// number of the GATT service), most significant byte first.
@@ -48,7 +48,10 @@ public struct LEAdvertisement: Hashable, Sendable {
         return hash & 0xFF_FFFF
     }
 
-    /// The advertising data: one AD structure, the complete list of 128-bit service UUIDs (LanSession's).
+    /// The advertising data: one AD structure, the complete list of 128-bit service UUIDs (LanSession's). No flags field
+    /// (the advertisement is connectable, not discoverable): a central's bluetoothd takes a device whose flags lack "BR/EDR
+    /// Not Supported" for a dual-mode one and connects over BR/EDR, where the GATT face and the LE links are not, and
+    /// with flags 0x06 its LE connection failed in the lab; with none it connects over LE.
     public var advertisingData: [UInt8] {
         [17, DataType.completeUUIDs128] + Self.serviceUUID.reversed()
     }

@@ -156,8 +156,8 @@ struct LEDiscoveryState {
             queue.append(
                 .addAdvertising(
                     instance: chosen,
-                    flags: ManagementPacket.AdvertisingFlags.connectable
-                        | ManagementPacket.AdvertisingFlags.discoverable,
+                    // Connectable, not discoverable: the kernel adds no flags field (LEAdvertisement says why).
+                    flags: ManagementPacket.AdvertisingFlags.connectable,
                     data: advertisement.advertisingData, scanResponse: advertisement.scanResponse))
             return []
         case .addAdvertising:

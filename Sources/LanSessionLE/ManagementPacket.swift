@@ -67,7 +67,7 @@ enum ManagementPacket {
     enum AdvertisingFlags {
         /// Connectable advertising (ADV_IND), whatever the controller's connectable setting.
         static let connectable: UInt32 = 1 << 0
-        /// The kernel adds the flags field, general discoverable.
+        /// The kernel adds the flags field, general discoverable (not used: see LEAdvertisement).
         static let discoverable: UInt32 = 1 << 1
     }
 

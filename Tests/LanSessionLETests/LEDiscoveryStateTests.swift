@@ -20,7 +20,7 @@ struct LEDiscoveryStateTests {
         let advertisement = LEAdvertisement(peerID: peer, psm: 0x94, sessionTag: tag)
         return .deviceFound(
             address: [0x01, 0x00, 0x01, 0x01, 0xAA, 0x00], addressType: type, rssi: -40,
-            data: [2, 0x01, 0x06] + advertisement.advertisingData + advertisement.scanResponse)
+            data: advertisement.advertisingData + advertisement.scanResponse)
     }
 
     @Test("the advertisement and its service data: golden bytes, read back, 31 bytes at most with the flags")
@@ -28,11 +28,12 @@ struct LEDiscoveryStateTests {
         let advertisement = LEAdvertisement(peerID: Self.other, psm: 0x94, sessionTag: Self.tag)
         #expect(Self.tag == 0x60_92F4)  // FNV-1a (32-bit) of "lab" is 0x626092F4
         let uuid: [UInt8] = [0xA0, 0, 0, 0, 0, 0, 0x4E, 0x4F, 0x49, 0x53, 0x53, 0x45, 0x53, 0x4E, 0x41, 0x4C]
+        // No flags field: a central then connects over LE.
         #expect(advertisement.advertisingData == [0x11, 0x07] + uuid)
         #expect(
             advertisement.scanResponse
                 == [0x1E, 0x21] + uuid + [0x01, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x94, 0x60, 0x92, 0xF4])
-        #expect(advertisement.scanResponse.count == 31 && advertisement.advertisingData.count + 3 <= 31)
+        #expect(advertisement.scanResponse.count == 31 && advertisement.advertisingData.count <= 31)
         #expect(LEAdvertisement(data: advertisement.advertisingData + advertisement.scanResponse) == advertisement)
         #expect(LEAdvertisement(data: advertisement.advertisingData) == nil)
         // Truncated, another version, a PSM out of range: nothing.
@@ -78,7 +79,7 @@ struct LEDiscoveryStateTests {
             Issue.record("no Add Advertising: \(features)")
             return
         }
-        #expect(instance == 5 && flags == 3 && LEAdvertisement(data: response)?.peerID == Self.local)
+        #expect(instance == 5 && flags == 1 && LEAdvertisement(data: response)?.peerID == Self.local)
         #expect(
             state.receive(.commandComplete(opcode: 0x3E, status: 0, parameters: [5]), now: t0)
                 == [.send(.startDiscovery(addressTypes: Self.le))])
