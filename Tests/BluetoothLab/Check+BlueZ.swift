@@ -40,6 +40,19 @@ extension Check {
             ]
         }
 
+        // The daemon says that bluetoothd serves its face.
+        let throughBluetoothd = await waitUntil(.seconds(10), every: .milliseconds(100)) {
+            daemon.call(ControlRequest(command: "status"), as: StatusResult.self)?.gattFace == "bluetoothd"
+        }
+        guard throughBluetoothd else {
+            return [
+                Outcome(
+                    check: "BlueZ: the daemon's GATT face through bluetoothd", passed: false,
+                    detail: "status says gattFace "
+                        + "\(daemon.call(ControlRequest(command: "status"), as: StatusResult.self)?.gattFace ?? "none")")
+            ]
+        }
+
         // The central, with bluetoothctl on its PATH (bleak asks it for BlueZ's version). It scans and connects
         // within 30 s, then listens until told on stdin (or 40 s), then times 100 round trips.
         let script = FileManager.default.currentDirectoryPath + "/Tests/BluetoothLab/gatt_central.py"
@@ -104,6 +117,7 @@ extension Check {
                 detail: found?["found_after_s"] == nil
                     ? "not found: \(diagnosis())"
                     : "found after \(found?["found_after_s"] ?? "?") s, service data \(found?["service_data"] ?? "?"); "
+                        + "connected at attempt \(central.events.first { $0["connect_attempts"] != nil }?["connect_attempts"] ?? "?"); "
                         + "identity \(identity.map { "\"\($0)\"" } ?? "not read: \(diagnosis())")")
         ]
         guard identity != nil else { return outcomes }

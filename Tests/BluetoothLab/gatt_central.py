@@ -185,11 +185,27 @@ async def round_trips(client, events, peer, count):
     emit(gatt_round_trip=result)
 
 
+CONNECT_ATTEMPTS = 3
+
+
 async def run(arguments):
     device = await find(arguments.adapter, arguments.address, arguments.timeout)
     started = time.monotonic()
-    async with BleakClient(device, timeout=arguments.timeout, bluez={"adapter": arguments.adapter}) as client:
-        emit(connected_after_s=round(time.monotonic() - started, 3))
+    # A connection that drops during service discovery is tried again, as apps do (on the lab's emulated
+    # controllers about one first connection in four is dropped so); each attempt is reported.
+    client = None
+    for attempt in range(1, CONNECT_ATTEMPTS + 1):
+        client = BleakClient(device, timeout=arguments.timeout, bluez={"adapter": arguments.adapter})
+        try:
+            await client.connect()
+            break
+        except BleakError as error:
+            emit(connect_failed=f"attempt {attempt}: {error}")
+            if attempt == CONNECT_ATTEMPTS:
+                raise
+            await asyncio.sleep(1)
+    try:
+        emit(connected_after_s=round(time.monotonic() - started, 3), connect_attempts=attempt)
         service = client.services.get_service(SERVICE)
         if service is None:
             emit(error="no LanSession service", services=[s.uuid for s in client.services])
@@ -226,6 +242,8 @@ async def run(arguments):
         if arguments.round_trips:
             await round_trips(client, events, peer, arguments.round_trips)
         await client.stop_notify(EVENTS)
+    finally:
+        await client.disconnect()
     emit(done=True)
     return 0
 
