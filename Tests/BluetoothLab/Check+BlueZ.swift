@@ -49,7 +49,8 @@ extension Check {
                 Outcome(
                     check: "BlueZ: the daemon's GATT face through bluetoothd", passed: false,
                     detail: "status says gattFace "
-                        + "\(daemon.call(ControlRequest(command: "status"), as: StatusResult.self)?.gattFace ?? "none")")
+                        + "\(daemon.call(ControlRequest(command: "status"), as: StatusResult.self)?.gattFace ?? "none")"
+                )
             ]
         }
 
@@ -204,6 +205,88 @@ extension Check {
                     "\($0["count"] ?? 0) of \(roundTrips) (lost \($0["lost"] ?? "?")): p50 \($0["p50_us"] ?? "?") µs, "
                         + "p99 \($0["p99_us"] ?? "?") µs (emulated controllers: no radio time)"
                 } ?? "not measured: \(diagnosis())"))
+        return outcomes
+    }
+}
+
+extension Check {
+    /// RFCOMM under bluetoothd: the daemon's service record in hci1's SDP database (spec 4.4), as BlueZ's `sdptool`
+    /// browses it; a plain RFCOMM socket opens the channel the record names; a daemon given hci1's address without a
+    /// channel looks the channel up in the record and links to it (the record's channel is not the default one).
+    func bluezRFCOMM(_ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter) async throws -> [Outcome] {
+        let tools = (ProcessInfo.processInfo.environment["BTLAB_TOOLS"] ?? "") + "/root/usr/bin"
+        // bluetoothd turned page scanning off: hci1 must take BR/EDR connections (SDP, RFCOMM).
+        for setting in ["connectable", "bondable"] { _ = shell(["\(tools)/btmgmt", "-i", "hci1", setting, "on"]) }
+        let channel = 7
+        let b = try Daemon(
+            "r2", ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "\(channel)"])
+        defer {
+            b.stop()
+            // bluetoothd keeps each controller as a BR/EDR device of the other, with the record's UUID: a central's
+            // scan filtered by that UUID then no longer reports the LE advertisement. Both forget each other.
+            for (adapter, other) in [(hci0, hci1), (hci1, hci0)] {
+                _ = shell(
+                    [
+                        "/bin/sh", "-c",
+                        "printf 'select \(adapter.address)\\nremove \(other.address)\\n' | \(tools)/bluetoothctl",
+                    ], quiet: true)
+            }
+        }
+        guard await waitUntil(.seconds(10), every: .milliseconds(100), { b.peerID != nil }) else {
+            return [Outcome(check: "BlueZ RFCOMM: the daemon", passed: false, detail: "sessiond did not start")]
+        }
+        // sdptool, as a person would look: the record, its name and its channel.
+        var browsed = ""
+        let listed = await waitUntil(.seconds(15), every: .milliseconds(500)) {
+            let browse = try? HostProcess.local([
+                "/bin/sh", "-c", "timeout 10 \(tools)/sdptool browse \(hci1.address) >&2 2>&1",
+            ])
+            while browse?.isRunning == true { usleep(20_000) }
+            browsed = browse?.stderr ?? ""
+            return browsed.contains("Service Name: LanSession") && browsed.contains("Channel: \(channel)")
+        }
+        let record = browsed.components(separatedBy: "Service Name: LanSession").dropFirst().first?.prefix(400)
+        var outcomes = [
+            Outcome(
+                check: "BlueZ RFCOMM: sdptool browse shows the daemon's record with its channel",
+                passed: listed,
+                detail: listed
+                    ? "LanSession, channel \(channel): \(record.map { String($0) } ?? "")"
+                        .replacingOccurrences(of: "\n", with: " | ")
+                    : "not listed: \(browsed.suffix(500))")
+        ]
+        // A plain RFCOMM client (Python's socket module) opens the channel the record names.
+        let client = try HostProcess.local([
+            "/usr/bin/python3", "-c",
+            """
+            import socket, sys
+            s = socket.socket(socket.AF_BLUETOOTH, socket.SOCK_STREAM, socket.BTPROTO_RFCOMM)
+            s.settimeout(10)
+            s.bind(("\(hci0.address)", 0))
+            s.connect(("\(hci1.address)", \(channel)))
+            print('{"opened": true}')
+            sys.stdout.flush()
+            s.close()
+            """,
+        ])
+        let opened = await client.waitFor(timeout: 20) { $0["opened"] != nil } != nil
+        outcomes.append(
+            Outcome(
+                check: "BlueZ RFCOMM: a plain RFCOMM socket opens the channel the record names",
+                passed: opened,
+                detail: opened ? "channel \(channel) opened from hci0" : String(client.stderr.suffix(300))))
+        // A daemon given hci1's address alone (its default channel is 5) finds channel 7 in the record.
+        let a = try Daemon("r1", ["--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-peer", hci1.address])
+        defer { a.stop() }
+        let linked = await waitUntil(.seconds(30), every: .milliseconds(200)) { a.connected == 1 && b.connected == 1 }
+        a.stop()  // its log is read once it has exited
+        let named = a.process.stderr.contains("names RFCOMM channel \(channel) in its SDP record")
+        outcomes.append(
+            Outcome(
+                check: "BlueZ RFCOMM: a daemon given the address alone dials the channel of the record",
+                passed: linked && named,
+                detail: "linked \(linked); looked up \(named)"
+                    + (named ? "" : ": \(a.process.stderr.split(separator: "\n").suffix(4).joined(separator: " | "))")))
         return outcomes
     }
 }
