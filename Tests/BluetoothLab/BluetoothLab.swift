@@ -64,6 +64,18 @@ func resetControllers() {
     }
 }
 
+/// Under bluetoothd: each controller forgets the other. bluetoothd keeps a controller that linked to the other (over
+/// BR/EDR or LE) as a device, with the UUIDs it learnt; a central's scan filtered by LanSession's UUID then no longer
+/// reports the other's LE advertisement.
+func forgetEachOther(_ hci0: RFCOMMTransport.Adapter, _ hci1: RFCOMMTransport.Adapter) {
+    let bluetoothctl = (ProcessInfo.processInfo.environment["BTLAB_TOOLS"] ?? "") + "/root/usr/bin/bluetoothctl"
+    for (adapter, other) in [(hci0, hci1), (hci1, hci0)] {
+        _ = shell(
+            ["/bin/sh", "-c", "printf 'select \(adapter.address)\\nremove \(other.address)\\n' | \(bluetoothctl)"],
+            quiet: true)
+    }
+}
+
 /// The two emulated controllers.
 func controllers() throws -> (RFCOMMTransport.Adapter, RFCOMMTransport.Adapter) {
     let adapters = try RFCOMMTransport.adapters()

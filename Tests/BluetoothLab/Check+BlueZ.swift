@@ -222,15 +222,7 @@ extension Check {
             "r2", ["--transport", "rfcomm", "--bt-adapter", "hci1", "--bt-channel", "\(channel)"])
         defer {
             b.stop()
-            // bluetoothd keeps each controller as a BR/EDR device of the other, with the record's UUID: a central's
-            // scan filtered by that UUID then no longer reports the LE advertisement. Both forget each other.
-            for (adapter, other) in [(hci0, hci1), (hci1, hci0)] {
-                _ = shell(
-                    [
-                        "/bin/sh", "-c",
-                        "printf 'select \(adapter.address)\\nremove \(other.address)\\n' | \(tools)/bluetoothctl",
-                    ], quiet: true)
-            }
+            forgetEachOther(hci0, hci1)
         }
         guard await waitUntil(.seconds(10), every: .milliseconds(100), { b.peerID != nil }) else {
             return [Outcome(check: "BlueZ RFCOMM: the daemon", passed: false, detail: "sessiond did not start")]

@@ -17,9 +17,12 @@ struct Compare: AsyncParsableCommand {
 
     @Option(help: "Round trips per row.") var count = 1_000
     @Flag(help: "One JSON object per row.") var json = false
+    @Flag(help: "The rows under bluetoothd (a boot with --bluetoothd): GATT through bleak beside the LE transport.")
+    var bluez = false
 
     func run() async throws {
         let (hci0, hci1) = try controllers()
+        if bluez { return try print(try await bluezRows(hci0, hci1), title: "under bluetoothd", floors: [1: 0]) }
         // The push first, before hci1 advertises on LE for the LE rows (see leAdvertising).
         let duringPush = try await pingDuringPush(hci0, hci1)
         leAdvertising(true)
@@ -78,20 +81,25 @@ struct Compare: AsyncParsableCommand {
         a.stop()
         b.stop()
         rows.append(duringPush)
+        try print(rows, title: "", floors: [3: 0, 4: 1, 5: 2, 6: 4])
+    }
+
+    /// The rows, as JSON lines or as a table; `floors` maps a row to the row its p50 is compared with.
+    func print(_ rows: [Row], title: String, floors: [Int: Int]) throws {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            for row in rows { print(String(decoding: try encoder.encode(row), as: UTF8.self)) }
+            for row in rows { Swift.print(String(decoding: try encoder.encode(row), as: UTF8.self)) }
             return
         }
-        print("emulated controllers (btvirt in a QEMU VM): round trips of 16-byte messages, \(count) per row")
-        print("row                               p50 us    p90 us    p99 us   p50 vs raw (during a push: vs idle)")
+        Swift.print(
+            "emulated controllers (btvirt in a QEMU VM)\(title.isEmpty ? "" : ", \(title)"): round trips, "
+                + "\(count) per row unless said")
+        Swift.print("row                               p50 us    p90 us    p99 us   p50 vs floor")
         for (index, row) in rows.enumerated() {
-            // Each transport against its raw floor; the row during a push against RFCOMM idle.
-            let floor =
-                [3: rows[0].p50_us, 4: rows[1].p50_us, 5: rows[2].p50_us, 6: rows[4].p50_us][index] ?? row.p50_us
+            let floor = floors[index].map { rows[$0].p50_us } ?? row.p50_us
             let ratio = String(format: "%.2fx", row.p50_us / floor)
-            print(
+            Swift.print(
                 row.row.padding(toLength: 32, withPad: " ", startingAt: 0)
                     + String(format: "%9.1f %9.1f %9.1f   ", row.p50_us, row.p90_us, row.p99_us) + ratio
                     + (row.note.map { "  (\($0))" } ?? ""))

@@ -181,7 +181,11 @@ async def round_trips(client, events, peer, count):
     times.sort()
     result = {"count": len(times), "lost": lost}
     if times:
-        result.update(p50_us=round(percentile(times, 0.5)), p99_us=round(percentile(times, 0.99)))
+        result.update(
+            p50_us=round(percentile(times, 0.5)),
+            p90_us=round(percentile(times, 0.9)),
+            p99_us=round(percentile(times, 0.99)),
+        )
     emit(gatt_round_trip=result)
 
 
