@@ -30,6 +30,11 @@ struct Check: AsyncParsableCommand {
             // LE links between the same two controllers.
             if only == nil || only == "rfcomm" { outcomes += try await bluezRFCOMM(hci0, hci1) }
             if only == nil || only == "gatt" { outcomes += try await bluezFace(hci0, hci1) }
+            if only == nil || only == "discovery" {
+                resetControllers()
+                forgetEachOther(hci0, hci1)
+                outcomes += try await leDiscovery(hci0, hci1)
+            }
             if only == nil || only == "failover" { outcomes += try await failover(.le, hci0, hci1) }
         } else if le {
             // Each group on controllers as after boot: what one group's daemons leave behind is not the next's.
