@@ -23,20 +23,7 @@ struct ControlDispatcher: Sendable {
         do {
             switch request.command {
             case "status":
-                let peers = try await session.peers()
-                let security = try await session.security()
-                return Self.reply(
-                    StatusResult(
-                        name: session.configuration.displayName, peerID: session.peerID.description,
-                        session: session.configuration.sessionName, port: await session.port,
-                        peers: peers.filter { $0.state == .connected }.count, encrypted: security.encrypted,
-                        fingerprint: session.fingerprint,
-                        admission: session.configuration.isInsecure
-                            ? "open (insecure: not encrypted, for measuring only)"
-                            : session.configuration.admission.description,
-                        failedHandshakes: security.failedHandshakes, droppedDatagrams: security.droppedDatagrams,
-                        refusedConnections: security.refusedConnections,
-                        gattFace: bluetooth.gattFace.withLock { $0?.rawValue }))
+                return Self.reply(try await status())
             case "peers":
                 let layout = try await app.layout()
                 return Self.reply(try await session.peers().map { Self.result($0, layout: layout) })

@@ -1,8 +1,10 @@
+import BubblesAndCounter
 import LanSession
 import LanSessionLE
 import LanSessionRFCOMM
 import Logging
 import NIOPosix
+import ServiceLifecycle
 
 /// Which transports the daemon runs (`--transport`), and the Bluetooth peers it dials.
 extension SessionDaemon {
@@ -24,6 +26,33 @@ extension SessionDaemon {
             transports.append(try L2CAPTransport(adapter: btAdapter, psm: lePSM))
         }
         return transports
+    }
+
+    /// The services of the Bluetooth transports that run: RFCOMM's service record, LE's GATT face and, unless
+    /// `--no-discovery`, LE discovery.
+    func bluetoothServices(
+        on transports: [any Transport], session: Session, app: BubblesAndCounterApp, state: BluetoothState,
+        operatorLog: OperatorLog, logger: Logger
+    ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let rfcomm = transports.first(where: { $0 is RFCOMMTransport }) as? RFCOMMTransport {
+            services.append(.init(service: RFCOMMRecordService(transport: rfcomm, logger: logger)))
+        }
+        guard let le = transports.first(where: { $0 is L2CAPTransport }) as? L2CAPTransport else { return services }
+        services.append(
+            .init(
+                service: GATTService(
+                    adapter: le.adapter, session: session, app: app, loop: Self.loop, state: state, logger: logger)))
+        if !noDiscovery {
+            services.append(
+                .init(
+                    service: LEDiscoveryService(
+                        discovery: LEDiscovery(
+                            session: session, adapter: le.adapter, psm: le.psm, eventLoop: Self.loop, logger: logger
+                        ) { operatorLog.record(leDiscovery: $0) })))
+            logger.info("LE discovery on \(le.adapter.name) (\(le.adapter.address), PSM \(le.psm))")
+        }
+        return services
     }
 
     /// Dials the `--bt-peer` and `--le-peer` addresses on the transports that run. A `--bt-peer` without a channel is

@@ -390,25 +390,8 @@ struct SessionDaemon: AsyncParsableCommand {
                         ) { operatorLog.record($0) },
                         connection: avahi)))
         }
-        if let rfcomm = transports.first(where: { $0 is RFCOMMTransport }) as? RFCOMMTransport {
-            services.append(.init(service: RFCOMMRecordService(transport: rfcomm, logger: logger)))
-        }
-        if let le = transports.first(where: { $0 is L2CAPTransport }) as? L2CAPTransport {
-            services.append(
-                .init(
-                    service: GATTService(
-                        adapter: le.adapter, session: session, app: app, loop: Self.loop, state: bluetooth,
-                        logger: logger)))
-        }
-        if !noDiscovery, let le = transports.first(where: { $0 is L2CAPTransport }) as? L2CAPTransport {
-            services.append(
-                .init(
-                    service: LEDiscoveryService(
-                        discovery: LEDiscovery(
-                            session: session, adapter: le.adapter, psm: le.psm, eventLoop: Self.loop, logger: logger
-                        ) { operatorLog.record(leDiscovery: $0) })))
-            logger.info("LE discovery on \(le.adapter.name) (\(le.adapter.address), PSM \(le.psm))")
-        }
+        services += bluetoothServices(
+            on: transports, session: session, app: app, state: bluetooth, operatorLog: operatorLog, logger: logger)
         if let page { services.append(.init(service: PageService(server: page))) }
         services.append(.init(service: ControlService(server: control)))
         let group = ServiceGroup(
