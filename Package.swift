@@ -132,11 +132,12 @@ let package = Package(
             ]
         ),
         // The original apps (a counter, three bubbles, player indexes) as one application of a session.
-        // The Bluetooth faces where bluetoothd runs, through its D-Bus API: the GATT face, LE advertising.
+        // Bluetooth through bluetoothd's D-Bus API where it runs: the GATT face, the RFCOMM service record.
         .target(
             name: "LanSessionBlueZ",
             dependencies: [
-                "DBusClient", "LanSession", "LanSessionLE", "WireCodec", .product(name: "Logging", package: "swift-log"),
+                "DBusClient", "LanSession", "LanSessionLE", "WireCodec",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
