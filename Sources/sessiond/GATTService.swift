@@ -82,6 +82,7 @@ struct GATTService: Service {
                 if case .bluez(let face, _) = face {
                     group.addTask {
                         await face.keepRegistered()
+                        guard !Task.isCancelled else { return }
                         // The system bus went: the face is gone, the daemon goes on without it.
                         logger.notice("the system bus closed: no GATT face through bluetoothd any more")
                         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
@@ -189,4 +190,15 @@ final class BluetoothState: Sendable {
 
     /// Who serves the GATT face now; nil without one.
     let gattFace = Mutex<GATTFaceServer?>(nil)
+
+    /// Who scans for LE discovery.
+    enum LEScanner: String, Sendable {
+        /// bluetoothd's discovery of the adapter.
+        case bluetoothd
+        /// The kernel's management socket.
+        case managementSocket = "management socket"
+    }
+
+    /// Who scans for LE discovery now; nil without it.
+    let leScan = Mutex<LEScanner?>(nil)
 }

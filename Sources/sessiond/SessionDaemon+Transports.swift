@@ -47,10 +47,8 @@ extension SessionDaemon {
             services.append(
                 .init(
                     service: LEDiscoveryService(
-                        discovery: LEDiscovery(
-                            session: session, adapter: le.adapter, psm: le.psm, eventLoop: Self.loop, logger: logger
-                        ) { operatorLog.record(leDiscovery: $0) })))
-            logger.info("LE discovery on \(le.adapter.name) (\(le.adapter.address), PSM \(le.psm))")
+                        session: session, transport: le, loop: Self.loop, state: state, logger: logger
+                    ) { operatorLog.record(leDiscovery: $0) }))
         }
         return services
     }
