@@ -8,8 +8,6 @@ enum BlueZ {
     static let gattService = "org.bluez.GattService1"
     static let gattCharacteristic = "org.bluez.GattCharacteristic1"
     static let advertisement = "org.bluez.LEAdvertisement1"
-    static let adapter = "org.bluez.Adapter1"
-    static let device = "org.bluez.Device1"
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
     static let properties = "org.freedesktop.DBus.Properties"
 

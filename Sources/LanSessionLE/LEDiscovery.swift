@@ -24,16 +24,14 @@ public final class LEDiscovery: Sendable {
     private let loop: any EventLoop
     private let logger: Logger
     private let report: @Sendable (String) -> Void
-    private let sightings: AsyncStream<LESighting>?
 
     /// Creates the discovery of `session` on `adapter`, advertising `psm` (the LE transport's). A scan runs for
     /// `rescanInterval` before it starts anew; a device not seen for `lostAfter` is lost. What an operator may want
-    /// to know goes to `report` (the discovery itself logs at debug). With `sightings`, the devices another scanner
-    /// sees (bluetoothd's discovery), it scans no more itself and only advertises.
+    /// to know goes to `report` (the discovery itself logs at debug).
     public init(
         session: Session, adapter: RFCOMMTransport.Adapter, psm: Int, rescanInterval: Duration = .seconds(3),
         lostAfter: Duration = .seconds(10), eventLoop: (any EventLoop)? = nil,
-        logger: Logger = Logger(label: "lansession.le-discovery"), sightings: AsyncStream<LESighting>? = nil,
+        logger: Logger = Logger(label: "lansession.le-discovery"),
         report: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.session = session
@@ -45,9 +43,7 @@ public final class LEDiscovery: Sendable {
                 sessionTag: LEAdvertisement.sessionTag(session.configuration.sessionName)))
         configuration.rescanInterval = rescanInterval
         configuration.lostAfter = lostAfter
-        configuration.scans = sightings == nil
         self.configuration = configuration
-        self.sightings = sightings
         self.loop = eventLoop ?? MultiThreadedEventLoopGroup.singleton.any()
         self.logger = logger
         self.report = report
@@ -56,7 +52,6 @@ public final class LEDiscovery: Sendable {
     /// An event of the socket, or the clock.
     private enum Input: Sendable {
         case packet([UInt8])
-        case sighting(LESighting)
         case tick
     }
 
@@ -95,11 +90,6 @@ public final class LEDiscovery: Sendable {
                     continuation.yield(.tick)
                 }
             }
-            if let sightings {
-                group.addTask {
-                    for await sighting in sightings { continuation.yield(.sighting(sighting)) }
-                }
-            }
             await perform(state.start(), on: channel, index: index)
             for await input in inputs {
                 let actions: [LEDiscoveryState.Action]
@@ -108,9 +98,6 @@ public final class LEDiscovery: Sendable {
                     actions = state.tick(now: .now)
                 case .packet(let bytes):
                     guard let event = ManagementPacket.Event(bytes, index: index) else { continue }
-                    actions = state.receive(event, now: .now)
-                case .sighting(let sighting):
-                    guard let event = sighting.event else { continue }
                     actions = state.receive(event, now: .now)
                 }
                 await perform(actions, on: channel, index: index)

@@ -7,8 +7,7 @@ import LanSession
 /// of bluetoothd's, which start at 1), then scans for LE devices. The kernel ends a scan after about 10 s, and a
 /// controller reports a device only once per scan: the scan is therefore stopped and started again every
 /// ``Configuration/rescanInterval``, and a device not reported for ``Configuration/lostAfter`` is lost. Commands go one
-/// at a time: the next once the kernel answered the last. Where another scanner reports the devices
-/// (``Configuration/scans`` false), it only advertises.
+/// at a time: the next once the kernel answered the last.
 struct LEDiscoveryState {
     struct Configuration: Sendable {
         /// This node, whose own advertisement (seen through another controller of the machine) is ignored.
@@ -23,10 +22,6 @@ struct LEDiscoveryState {
         /// once. Controllers stop advertising while they initiate a connection, so two nodes that dial each other at
         /// the same moment may both miss, again and again.
         var dialDeferral: Duration = .seconds(4)
-        /// Whether it scans through the management socket. False where another scanner (bluetoothd's discovery)
-        /// reports the devices it sees as ``ManagementPacket/Event/deviceFound(address:addressType:rssi:data:)``: it then
-        /// only advertises.
-        var scans = true
     }
 
     /// A device that advertises a LanSession node of this session.
@@ -77,7 +72,7 @@ struct LEDiscoveryState {
 
     /// Starts: advertising features first, then the advertisement, then the scan.
     mutating func start() -> [Action] {
-        wantsScan = configuration.scans
+        wantsScan = true
         queue.append(.readAdvertisingFeatures)
         return next()
     }
@@ -87,7 +82,7 @@ struct LEDiscoveryState {
     var stopCommands: [ManagementPacket.Command] {
         var commands: [ManagementPacket.Command] = []
         if let instance, isAdvertising { commands.append(.removeAdvertising(instance: instance)) }
-        if configuration.scans { commands.append(.stopDiscovery(addressTypes: ManagementPacket.AddressTypes.le)) }
+        commands.append(.stopDiscovery(addressTypes: ManagementPacket.AddressTypes.le))
         return commands
     }
 

@@ -24,17 +24,12 @@ public struct StatusResult: Codable, Hashable, Sendable {
     /// Who serves the LE GATT face: `bluetoothd` (a GATT application registered with it) or `att` (the daemon's own
     /// ATT server); absent without one, and from older daemons.
     public var gattFace: String?
-    /// Who scans for LE discovery: `bluetoothd` (its discovery of the adapter) or `management socket`; absent without
-    /// LE discovery, and from older daemons.
-    public var leScan: String?
 
     public init(
         name: String, peerID: String, session: String, port: Int, peers: Int, encrypted: Bool = false,
         fingerprint: String = "", admission: String = "open", failedHandshakes: Int = 0, droppedDatagrams: Int = 0,
-        refusedConnections: Int = 0, version: String? = LanSessionVersion.current, gattFace: String? = nil,
-        leScan: String? = nil
+        refusedConnections: Int = 0, version: String? = LanSessionVersion.current, gattFace: String? = nil
     ) {
-        self.leScan = leScan
         self.version = version
         self.gattFace = gattFace
         self.encrypted = encrypted

@@ -190,15 +190,4 @@ final class BluetoothState: Sendable {
 
     /// Who serves the GATT face now; nil without one.
     let gattFace = Mutex<GATTFaceServer?>(nil)
-
-    /// Who scans for LE discovery.
-    enum LEScanner: String, Sendable {
-        /// bluetoothd's discovery of the adapter.
-        case bluetoothd
-        /// The kernel's management socket.
-        case managementSocket = "management socket"
-    }
-
-    /// Who scans for LE discovery now; nil without it.
-    let leScan = Mutex<LEScanner?>(nil)
 }

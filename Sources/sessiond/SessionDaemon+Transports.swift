@@ -47,8 +47,10 @@ extension SessionDaemon {
             services.append(
                 .init(
                     service: LEDiscoveryService(
-                        session: session, transport: le, loop: Self.loop, state: state, logger: logger
-                    ) { operatorLog.record(leDiscovery: $0) }))
+                        discovery: LEDiscovery(
+                            session: session, adapter: le.adapter, psm: le.psm, eventLoop: Self.loop, logger: logger
+                        ) { operatorLog.record(leDiscovery: $0) })))
+            logger.info("LE discovery on \(le.adapter.name) (\(le.adapter.address), PSM \(le.psm))")
         }
         return services
     }

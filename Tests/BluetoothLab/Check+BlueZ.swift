@@ -251,22 +251,34 @@ extension Check {
         let client = try HostProcess.local([
             "/usr/bin/python3", "-c",
             """
-            import socket, sys
-            s = socket.socket(socket.AF_BLUETOOTH, socket.SOCK_STREAM, socket.BTPROTO_RFCOMM)
-            s.settimeout(10)
-            s.bind(("\(hci0.address)", 0))
-            s.connect(("\(hci1.address)", \(channel)))
-            print('{"opened": true}')
-            sys.stdout.flush()
-            s.close()
+            import socket, sys, time
+            for attempt in range(1, 4):
+                s = socket.socket(socket.AF_BLUETOOTH, socket.SOCK_STREAM, socket.BTPROTO_RFCOMM)
+                s.settimeout(10)
+                s.bind(("\(hci0.address)", 0))
+                try:
+                    s.connect(("\(hci1.address)", \(channel)))
+                except OSError as error:
+                    print(f"attempt {attempt}: {error}", file=sys.stderr)
+                    s.close()
+                    time.sleep(1)
+                    continue
+                print('{"opened": true, "attempt": %d}' % attempt)
+                sys.stdout.flush()
+                s.close()
+                break
             """,
         ])
-        let opened = await client.waitFor(timeout: 20) { $0["opened"] != nil } != nil
+        // Tried up to three times, as a client does: the ACL link sdptool left may still be closing.
+        let openedEvent = await client.waitFor(timeout: 40) { $0["opened"] != nil }
+        let opened = openedEvent != nil
         outcomes.append(
             Outcome(
                 check: "BlueZ RFCOMM: a plain RFCOMM socket opens the channel the record names",
                 passed: opened,
-                detail: opened ? "channel \(channel) opened from hci0" : String(client.stderr.suffix(300))))
+                detail: opened
+                    ? "channel \(channel) opened from hci0 at attempt \(openedEvent?["attempt"] ?? "?")"
+                    : String(client.stderr.suffix(300))))
         // A daemon given hci1's address alone (its default channel is 5) finds channel 7 in the record.
         let a = try Daemon("r1", ["--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-peer", hci1.address])
         defer { a.stop() }

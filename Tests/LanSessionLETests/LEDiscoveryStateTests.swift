@@ -112,41 +112,6 @@ struct LEDiscoveryStateTests {
         #expect(state.stopCommands == [.removeAdvertising(instance: 5), .stopDiscovery(addressTypes: Self.le)])
     }
 
-    @Test("where another scanner reports devices: it only advertises, and its sightings are found as the kernel's")
-    func advertisesOnlyWhenAnotherScannerReports() throws {
-        var configuration = LEDiscoveryState.Configuration(
-            localPeer: Self.local, advertisement: LEAdvertisement(peerID: Self.local, psm: 0xC5, sessionTag: Self.tag))
-        configuration.scans = false
-        var state = LEDiscoveryState(configuration)
-        let t0 = ContinuousClock.now
-        #expect(state.start() == [.send(.readAdvertisingFeatures)])
-        _ = state.receive(.commandComplete(opcode: 0x3D, status: 0, parameters: [0, 0, 0, 0, 31, 31, 5, 0]), now: t0)
-        // Advertising, then no scan: not after the advertisement, not at a tick, not when the kernel's ends.
-        #expect(state.receive(.commandComplete(opcode: 0x3E, status: 0, parameters: [5]), now: t0) == [])
-        #expect(state.tick(now: t0 + .seconds(5)) == [])
-        #expect(state.receive(.discovering(false), now: t0 + .seconds(5)) == [])
-        #expect(state.stopCommands == [.removeAdvertising(instance: 5)])
-        // bluetoothd's report of a device, as a sighting: the same peer found at the same endpoint.
-        let advertisement = LEAdvertisement(peerID: Self.other, psm: 0x94, sessionTag: Self.tag)
-        let serviceData = Array(advertisement.scanResponse.dropFirst(2 + 16))
-        let sighting = LESighting(address: "00:AA:01:01:00:01", isPublic: true, serviceData: serviceData)
-        let event = try #require(sighting.event)
-        #expect(event == Self.found(Self.other).withoutAdvertisingData)
-        #expect(
-            state.receive(event, now: t0 + .seconds(6))
-                == [
-                    .discovered(
-                        Self.other, Endpoint(transport: "le", host: "00:AA:01:01:00:01", port: 0x94),
-                        record: "le:00:AA:01:01:00:01")
-                ])
-        // A random address is no way to the peer; a malformed address is no sighting.
-        var random = sighting
-        random.isPublic = false
-        random.address = "00:AA:01:01:00:02"
-        #expect(state.receive(try #require(random.event), now: t0 + .seconds(6)) == [])
-        #expect(LESighting(address: "00:AA:01", isPublic: true, serviceData: serviceData).event == nil)
-    }
-
     @Test("of two nodes that find each other, the higher peer id tells its session only after the deferral")
     func deferral() {
         var state = LEDiscoveryState(
@@ -192,13 +157,5 @@ struct LEDiscoveryStateTests {
         // Refused for lack of permission: reported once, and not asked again.
         let denied = state.receive(.commandStatus(opcode: 0x23, status: 0x14), now: t0 + .seconds(1))
         #expect(denied.count == 1 && state.tick(now: t0 + .seconds(2)).isEmpty)
-    }
-}
-
-extension ManagementPacket.Event {
-    /// A Device Found with only the scan response's service data, as another scanner reports it.
-    var withoutAdvertisingData: ManagementPacket.Event {
-        guard case .deviceFound(let address, let type, _, let data) = self else { return self }
-        return .deviceFound(address: address, addressType: type, rssi: 0, data: Array(data.suffix(31)))
     }
 }
