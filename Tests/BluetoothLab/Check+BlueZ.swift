@@ -128,13 +128,8 @@ extension Check {
         let subscribed =
             (await central.waitFor(timeout: 20, failed("subscribed"))?["subscribed"] as? NSNumber)?.boolValue == true
         let badWrite = await central.waitFor(timeout: 20, failed("bad_write_error"))
-        let moved = await waitUntil(.seconds(15), every: .milliseconds(100)) {
-            let bubble = daemon.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first {
-                $0.view == 0
-            }
-            return bubble?.x == 100.5 && bubble?.y == -20.25 && bubble?.holder == id
-        }
-        func local() -> UInt64? { daemon.call(ControlRequest(command: "counter"), as: CounterResult.self)?.local }
+        let moved = await daemon.heldAtTheCentralsMove(by: id)
+        func local() -> UInt64? { daemon.localCount }
         let counted = await waitUntil(.seconds(10), every: .milliseconds(100)) { local() == 5 }
         outcomes.append(
             Outcome(

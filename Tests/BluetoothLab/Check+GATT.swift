@@ -39,13 +39,8 @@ extension Check {
             "/bin/sh", "-c",
             "(\(feed)) | timeout 40 \(tools)/root/usr/bin/gatttool -I -i hci0 -b \(hci1.address) -t public >&2 2>&1",
         ])
-        let moved = await waitUntil(.seconds(15), every: .milliseconds(100)) {
-            let bubble = daemon.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first {
-                $0.view == 0
-            }
-            return bubble?.x == 100.5 && bubble?.y == -20.25 && bubble?.holder == id
-        }
-        func local() -> UInt64? { daemon.call(ControlRequest(command: "counter"), as: CounterResult.self)?.local }
+        let moved = await daemon.heldAtTheCentralsMove(by: id)
+        func local() -> UInt64? { daemon.localCount }
         let counted = await waitUntil(.seconds(10), every: .milliseconds(100)) { local() == 5 }
         outcomes.append(
             Outcome(

@@ -74,6 +74,17 @@ final class Daemon {
 
     func links(to peer: String) -> [LinkResult] { peers.first { $0.peerID == peer }?.links ?? [] }
 
+    /// This daemon's own count.
+    var localCount: UInt64? { call(ControlRequest(command: "counter"), as: CounterResult.self)?.local }
+
+    /// Waits until bubble 0 is held by `holder` at (100.5, -20.25), where a central's pick-up and move put it.
+    func heldAtTheCentralsMove(by holder: String) async -> Bool {
+        await waitUntil(.seconds(15), every: .milliseconds(100)) {
+            let bubble = self.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first { $0.view == 0 }
+            return bubble?.x == 100.5 && bubble?.y == -20.25 && bubble?.holder == holder
+        }
+    }
+
     /// A `watch` of this daemon's events, read on a thread of its own.
     func watch() throws -> EventLog {
         let client = try client()

@@ -23,13 +23,8 @@ struct BlueZGATTFaceTests {
 
     @Test func registersItsApplicationAndServesTheFaceOfTheSpec() async throws {
         let bus = try await PrivateBus()
-        let bluez = try bus.connect()
+        let bluez = try await bus.bluetoothd()
         let app = try bus.connect()
-        defer {
-            app.close()
-            bluez.close()
-        }
-        try await bluez.requestName("org.bluez")
         let seen = Mutex(Seen())
         try await bluez.export("/org/bluez") { call in
             guard call.path == "/org/bluez/hci1", call.interface == "org.bluez.GattManager1" else { return .unknown }
@@ -145,13 +140,8 @@ struct BlueZGATTFaceTests {
 
     @Test func failsWithBluetoothdsErrorWhenTheAdapterHasNoGATTManager() async throws {
         let bus = try await PrivateBus()
-        let bluez = try bus.connect()
+        let bluez = try await bus.bluetoothd()
         let app = try bus.connect()
-        defer {
-            app.close()
-            bluez.close()
-        }
-        try await bluez.requestName("org.bluez")
         try await bluez.export("/org/bluez") { _ in
             .error(name: "org.freedesktop.DBus.Error.UnknownObject", message: "no adapter hci7")
         }
@@ -169,14 +159,12 @@ extension BlueZGATTFaceTests {
     @Test func registersAgainWhenBluetoothdComesBack() async throws {
         let bus = try await PrivateBus()
         let app = try bus.connect()
-        defer { app.close() }
         /// A stand-in for one run of bluetoothd: it owns org.bluez and counts registrations.
         final class Registrations: Sendable {
             let paths = Mutex<[String]>([])
         }
         func bluetoothd() async throws -> (BusConnection, Registrations) {
-            let connection = try bus.connect()
-            try await connection.requestName("org.bluez")
+            let connection = try await bus.bluetoothd()
             let seen = Registrations()
             try await connection.export("/org/bluez") { call in
                 guard call.member == "RegisterApplication" else { return .unknown }
@@ -194,8 +182,7 @@ extension BlueZGATTFaceTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await face.keepRegistered() }
             first.close()  // bluetoothd stops, then starts again
-            let (second, seenBySecond) = try await bluetoothd()
-            defer { second.close() }
+            let (_, seenBySecond) = try await bluetoothd()
             #expect(
                 await waitUntil(.seconds(10), every: .milliseconds(10)) {
                     seenBySecond.paths.withLock { $0 } == ["/org/lansession/gatt"]

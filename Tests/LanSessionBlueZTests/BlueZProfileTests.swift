@@ -19,13 +19,8 @@ struct BlueZProfileTests {
 
     @Test func registersTheRecordOfTheSpecWithoutAskingBluetoothdToListen() async throws {
         let bus = try await PrivateBus()
-        let bluez = try bus.connect()
+        let bluez = try await bus.bluetoothd()
         let app = try bus.connect()
-        defer {
-            app.close()
-            bluez.close()
-        }
-        try await bluez.requestName("org.bluez")
         let seen = Seen()
         try await bluez.export("/org/bluez") { call in
             guard call.path == "/org/bluez", call.interface == "org.bluez.ProfileManager1" else { return .unknown }

@@ -5,6 +5,8 @@ import Logging
 /// A dbus-daemon on a socket in a folder of its own (nothing on the system bus), ended with the test that made it.
 public final class PrivateBus {
     public let folder: String
+    private let lock = NSLock()
+    private var connections: [BusConnection] = []
     public let daemon: HostProcess
     public let address: String
 
@@ -33,11 +35,22 @@ public final class PrivateBus {
         }
     }
 
+    /// A connection to the bus, closed with the bus (or before, by the test).
     public func connect() throws -> BusConnection {
-        try BusConnection.connect(address: address, logger: Logger(label: "test.bus"))
+        let connection = try BusConnection.connect(address: address, logger: Logger(label: "test.bus"))
+        lock.withLock { connections.append(connection) }
+        return connection
+    }
+
+    /// A connection that owns `org.bluez`, as bluetoothd's does: a stand-in for bluetoothd.
+    public func bluetoothd() async throws -> BusConnection {
+        let connection = try connect()
+        try await connection.requestName("org.bluez")
+        return connection
     }
 
     deinit {
+        for connection in lock.withLock({ connections }) { connection.close() }
         daemon.stop()
         try? FileManager.default.removeItem(atPath: folder)
     }
