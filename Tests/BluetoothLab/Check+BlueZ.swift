@@ -275,17 +275,22 @@ extension Check {
                     ? "channel \(channel) opened from hci0 at attempt \(openedEvent?["attempt"] ?? "?")"
                     : String(client.stderr.suffix(300))))
         // A daemon given hci1's address alone (its default channel is 5) finds channel 7 in the record.
+        // hci1 connectable again, in case bluetoothd turned page scanning off once the links before closed.
+        _ = shell(["\(tools)/btmgmt", "-i", "hci1", "connectable", "on"])
         let a = try Daemon("r1", ["--transport", "rfcomm", "--bt-adapter", "hci0", "--bt-peer", hci1.address])
         defer { a.stop() }
-        let linked = await waitUntil(.seconds(30), every: .milliseconds(200)) { a.connected == 1 && b.connected == 1 }
+        let linked = await waitUntil(.seconds(60), every: .milliseconds(200)) { a.connected == 1 && b.connected == 1 }
         a.stop()  // its log is read once it has exited
         let named = a.process.stderr.contains("names RFCOMM channel \(channel) in its SDP record")
+        let dials = a.process.stderr.split(separator: "\n").filter {
+            $0.contains("dial") || $0.contains("RFCOMM") || $0.contains("error") || $0.contains("warning")
+        }
         outcomes.append(
             Outcome(
                 check: "BlueZ RFCOMM: a daemon given the address alone dials the channel of the record",
                 passed: linked && named,
                 detail: "linked \(linked); looked up \(named)"
-                    + (named ? "" : ": \(a.process.stderr.split(separator: "\n").suffix(4).joined(separator: " | "))")))
+                    + (named && linked ? "" : ": \(dials.suffix(8).joined(separator: " | "))")))
         return outcomes
     }
 }
