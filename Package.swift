@@ -112,6 +112,7 @@ let package = Package(
             name: "LanSessionDiscovery",
             dependencies: [
                 "LanSession", "AvahiDiscovery", "WireCodec", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Bluetooth classic (RFCOMM) as a transport of the session, and what the Bluetooth transports share.
@@ -129,6 +130,7 @@ let package = Package(
                 "LanSession", "LanSessionRFCOMM", "WireCodec", "CBluetooth",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The original apps (a counter, three bubbles, player indexes) as one application of a session.

@@ -1,6 +1,7 @@
 import AvahiDiscovery
 import LanSession
 import Logging
+import ServiceLifecycle
 import Synchronization
 import WireCodec
 
@@ -11,8 +12,13 @@ import WireCodec
 /// dials its peers. Other sessions and other protocol versions are ignored; its own advertisement is watched: when
 /// the node's own browser has not seen it for `registrationTimeout` twice over, although Avahi reports it
 /// established, it is registered again (avahi-daemon 0.8 can leave a service unannounced after an interface flap).
-public final class SessionDiscovery: Sendable {
+///
+/// It is a `Service` of swift-service-lifecycle: in a `ServiceGroup`, ``run()`` advertises and browses until the
+/// group's graceful shutdown; ``run(on:)`` does until cancelled, on a connection of the caller's.
+public final class SessionDiscovery: Service {
     private let session: Session
+    /// The connection ``run()`` uses; nil: it connects.
+    private let connection: AvahiConnection?
     private let serviceType: String
     private let registrationTimeout: Duration
     private let logger: Logger
@@ -24,13 +30,16 @@ public final class SessionDiscovery: Sendable {
 
     /// Creates the discovery of `session`, for services of `serviceType`. A registration that is not established
     /// within `registrationTimeout` is withdrawn and made again. What an operator may want to know goes to `report`
-    /// (the discovery itself logs at debug).
+    /// (the discovery itself logs at debug). ``run()`` uses `connection` when given (and closes it as it ends),
+    /// otherwise connects to avahi-daemon itself.
     public init(
         session: Session, serviceType: String = ServiceDescription.defaultType,
-        registrationTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "lansession.discovery"),
+        registrationTimeout: Duration = .seconds(5), connection: AvahiConnection? = nil,
+        logger: Logger = Logger(label: "lansession.discovery"),
         report: @escaping @Sendable (DiscoveryNotice) -> Void = { _ in }
     ) {
         self.session = session
+        self.connection = connection
         self.serviceType = serviceType
         self.registrationTimeout = registrationTimeout
         self.logger = logger
@@ -40,6 +49,25 @@ public final class SessionDiscovery: Sendable {
     /// Connects to avahi-daemon; fails at once with a clear error when it is not there.
     public func connect() async throws(AvahiError) -> AvahiConnection {
         try await AvahiConnection.connect(logger: logger)
+    }
+
+    /// Publishes the session and browses, side by side, until graceful shutdown (in a `ServiceGroup`) or cancellation,
+    /// on the connection it was given or one it makes; withdraws the advertisement and closes the connection as it
+    /// ends.
+    public func run() async throws {
+        let connection: AvahiConnection
+        if let given = self.connection {
+            connection = given
+        } else {
+            connection = try await connect()
+        }
+        do {
+            try await cancelWhenGracefulShutdown { try await self.run(on: connection) }
+        } catch {
+            await connection.close()
+            throw error
+        }
+        await connection.close()
     }
 
     /// Publishes the session and browses, side by side, until cancelled; withdraws the advertisement when it ends.

@@ -4,6 +4,7 @@ import LanSessionRFCOMM
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 #if canImport(Glibc)
     import Glibc
@@ -16,8 +17,9 @@ import NIOPosix
 /// Each device's address is a discovery record of its own (`le:ADDRESS`): a device no longer reported for
 /// `lostAfter` is withdrawn from the session (`vanished(record:)`), which stops dialling it. ``LEDiscoveryState``
 /// decides; this type only opens the socket, carries the actions out and keeps the clock. The management interface
-/// needs `CAP_NET_ADMIN`: without it the kernel refuses to advertise and to scan, and `report` says so once.
-public final class LEDiscovery: Sendable {
+/// needs `CAP_NET_ADMIN`: without it the kernel refuses to advertise and to scan, and `report` says so once. It is a
+/// `Service` of swift-service-lifecycle: in a `ServiceGroup`, it runs until the group's graceful shutdown.
+public final class LEDiscovery: Service {
     private let session: Session
     private let adapter: RFCOMMTransport.Adapter
     private let configuration: LEDiscoveryState.Configuration
@@ -55,9 +57,20 @@ public final class LEDiscovery: Sendable {
         case tick
     }
 
-    /// Advertises and scans until cancelled, then withdraws the advertisement and stops the scan. Fails at once when
-    /// the management socket cannot be opened.
+    /// Advertises and scans until graceful shutdown (in a `ServiceGroup`) or cancellation, then withdraws the
+    /// advertisement and stops the scan. Fails at once when the management socket cannot be opened.
     public func run() async throws(SessionError) {
+        do {
+            try await cancelWhenGracefulShutdown { try await self.advertiseAndScan() }
+        } catch let error as SessionError {
+            throw error
+        } catch {
+            // Nothing else is thrown: a graceful shutdown ends the scan as a cancellation does.
+        }
+    }
+
+    /// Advertises and scans until cancelled, then withdraws the advertisement and stops the scan.
+    private func advertiseAndScan() async throws(SessionError) {
         guard adapter.name.hasPrefix("hci"), let index = UInt16(adapter.name.dropFirst(3)) else {
             throw SessionError(.invalidConfiguration, "adapter \(adapter.name) has no controller index")
         }

@@ -3,6 +3,7 @@ import LanSession
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import SessionControl
 
 /// The control socket: a Unix stream socket speaking JSON lines (docs/control-protocol.md).
@@ -10,8 +11,9 @@ import SessionControl
 /// Each connection is served on its own, request after request; a malformed request closes that connection only,
 /// with the reason logged. A request that can be answered at once (an `increment`) is answered on the event loop by
 /// the connection's `ControlRequestHandler`; the others by the connection's task. A `watch` connection is written by
-/// the `EventHub` through its `WatchWriter`, on the loop.
-final class ControlServer: Sendable {
+/// the `EventHub` through its `WatchWriter`, on the loop. As a `Service`, it serves until graceful shutdown, then
+/// closes the socket and removes its file.
+final class ControlServer: Service {
     typealias Connection = NIOAsyncChannel<ControlInput, ByteBuffer>
 
     /// A connection: its channel as its task reads it, and its handlers on the loop.
@@ -70,8 +72,14 @@ final class ControlServer: Sendable {
         throw DaemonError("another sessiond already serves the control socket \(path)")
     }
 
-    /// Serves connections until cancelled, then closes the socket and removes its file.
+    /// Serves connections until graceful shutdown or cancellation, then closes the socket and removes its file.
     func run() async {
+        await cancelWhenGracefulShutdown { await self.accept() }
+        await close()
+    }
+
+    /// Serves connections until cancelled, then closes the socket and removes its file.
+    private func accept() async {
         do {
             try await server.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
@@ -88,7 +96,7 @@ final class ControlServer: Sendable {
     }
 
     /// Closes the socket and removes its file.
-    func close() async {
+    private func close() async {
         try? await server.channel.close()
         unlink(path)
     }

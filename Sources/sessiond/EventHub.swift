@@ -2,13 +2,17 @@ import BubblesAndCounter
 import Foundation
 import LanSession
 import NIOCore
+import ServiceLifecycle
 
 /// The session's events and the apps' as they happen, on the daemon's event loop, where both are made: each goes to
 /// the hub's observer first (the operator's log and the stream desk, which see every event), then, encoded once as a
 /// JSON line, to every `watch` connection's `WatchWriter`, and to every stream subscribed (the pages' broadcast). A
 /// `watch` gets its events with no task and no stream in between: the line is written to its socket before the loop
 /// goes on, or waits, bounded, in its writer when the client does not keep up.
-final class EventHub: Sendable {
+///
+/// As a `Service` it runs until the session's events and the apps' end (the session stopped), or the daemon's
+/// shutdown, then ends every watcher and every stream.
+final class EventHub: Service {
     private struct State {
         var watchers: [Int: NIOLoopBound<WatchWriter>] = [:]
         var streams: [Int: AsyncStream<DaemonEvent>.Continuation] = [:]
@@ -39,6 +43,17 @@ final class EventHub: Sendable {
 
     /// Succeeds once the session's events and the apps' ended (the session stopped), or the hub was ended.
     var ended: EventLoopFuture<Void> { endPromise.futureResult }
+
+    /// Waits until the events end, then for the group's graceful shutdown (the group shuts its services down in
+    /// turn); cancelled, ends the hub.
+    func run() async {
+        await withTaskCancellationHandler {
+            try? await ended.get()
+        } onCancel: {
+            end()
+        }
+        try? await gracefulShutdown()
+    }
 
     /// Takes the session's events (each data message one by one) and the apps' from now on.
     func attach(session: Session, app: BubblesAndCounterApp) {

@@ -10,29 +10,29 @@ import ServiceLifecycle
 extension SessionDaemon {
     /// The transports asked for. With `all`, a machine without Bluetooth carries on with the LAN (a notice says so);
     /// asked for by name, a transport that cannot start stops the daemon.
-    func makeTransports(btChannel: Int, lePSM: Int, logger: Logger) throws -> [any Transport] {
-        var transports: [any Transport] = transport.lan ? [LANTransport()] : []
+    static func makeTransports(_ wanted: DaemonConfiguration.Transports, logger: Logger) throws -> [any Transport] {
+        var transports: [any Transport] = wanted.lan ? [LANTransport()] : []
         var bluetooth = true
-        if transport.rfcomm {
+        if wanted.rfcomm {
             do {
-                transports.append(try RFCOMMTransport(adapter: btAdapter, channel: btChannel))
+                transports.append(try RFCOMMTransport(adapter: wanted.adapter, channel: wanted.rfcommChannel))
             } catch {
-                guard transport.all else { throw error }
+                guard wanted.bluetoothOptional else { throw error }
                 bluetooth = false
                 logger.notice("no Bluetooth: \(error.message); carrying on with LAN only")
             }
         }
-        if transport.le && bluetooth {
-            transports.append(try L2CAPTransport(adapter: btAdapter, psm: lePSM))
+        if wanted.le && bluetooth {
+            transports.append(try L2CAPTransport(adapter: wanted.adapter, psm: wanted.lePSM))
         }
         return transports
     }
 
     /// The services of the Bluetooth transports that run: RFCOMM's service record, LE's GATT face and, unless
     /// `--no-discovery`, LE discovery.
-    func bluetoothServices(
-        on transports: [any Transport], session: Session, app: BubblesAndCounterApp, state: BluetoothState,
-        operatorLog: OperatorLog, logger: Logger
+    static func bluetoothServices(
+        _ configuration: DaemonConfiguration, on transports: [any Transport], session: Session,
+        app: BubblesAndCounterApp, state: BluetoothState, operatorLog: OperatorLog, logger: Logger
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let rfcomm = transports.first(where: { $0 is RFCOMMTransport }) as? RFCOMMTransport {
@@ -42,14 +42,13 @@ extension SessionDaemon {
         services.append(
             .init(
                 service: GATTService(
-                    adapter: le.adapter, session: session, app: app, loop: Self.loop, state: state, logger: logger)))
-        if !noDiscovery {
+                    adapter: le.adapter, session: session, app: app, loop: loop, state: state, logger: logger)))
+        if configuration.leDiscovery {
             services.append(
                 .init(
-                    service: LEDiscoveryService(
-                        discovery: LEDiscovery(
-                            session: session, adapter: le.adapter, psm: le.psm, eventLoop: Self.loop, logger: logger
-                        ) { operatorLog.record(leDiscovery: $0) })))
+                    service: LEDiscovery(
+                        session: session, adapter: le.adapter, psm: le.psm, eventLoop: loop, logger: logger
+                    ) { operatorLog.record(leDiscovery: $0) }))
             logger.info("LE discovery on \(le.adapter.name) (\(le.adapter.address), PSM \(le.psm))")
         }
         return services
@@ -57,23 +56,21 @@ extension SessionDaemon {
 
     /// Dials the `--bt-peer` and `--le-peer` addresses on the transports that run. A `--bt-peer` without a channel is
     /// dialled on the channel its SDP record names (docs/wire-format.md 4.4), or `--bt-channel` when it has none.
-    func dialBluetoothPeers(
-        of session: Session, on transports: [any Transport], btChannel: Int, lePSM: Int, logger: Logger
+    static func dialBluetoothPeers(
+        _ configuration: DaemonConfiguration, of session: Session, on transports: [any Transport], logger: Logger
     ) async throws {
         if let rfcomm = transports.first(where: { $0.name == RFCOMMTransport.name }) as? RFCOMMTransport {
-            for peer in btPeers {
-                var endpoint = Self.bluetoothEndpoint(peer, defaultChannel: btChannel)!
-                if !peer.contains("/") {
-                    endpoint.port = await Self.recordedChannel(
-                        of: endpoint.host, from: rfcomm.adapter.address, otherwise: btChannel, logger: logger)
+            for peer in configuration.bluetoothPeers {
+                var endpoint = peer.endpoint
+                if !peer.channelGiven {
+                    endpoint.port = await recordedChannel(
+                        of: endpoint.host, from: rfcomm.adapter.address, otherwise: endpoint.port, logger: logger)
                 }
                 try await session.connect(to: endpoint)
             }
         }
         if transports.contains(where: { $0.name == L2CAPTransport.name }) {
-            for peer in lePeers {
-                try await session.connect(to: Self.leEndpoint(peer, defaultPSM: lePSM)!)
-            }
+            for peer in configuration.lePeers { try await session.connect(to: peer) }
         }
     }
 

@@ -149,6 +149,9 @@ struct SessionDaemon: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("\(errorPrefix)sessiond: \(error)\n".utf8))
+            Foundation.exit(error.exitStatus)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
@@ -160,65 +163,18 @@ struct SessionDaemon: AsyncParsableCommand {
         }
     }
 
-    func validate() throws {
-        if let control, control.isEmpty { throw ValidationError("--control needs a non-empty path") }
-        if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir needs a non-empty path") }
-        try maxPeers.validated("--max-peers", in: 1...64)
-        try port.validated("--port", in: 0...65_535)
-        try deliveryTimeout.validated("--delivery-timeout", in: 0...86_400)
-        if let http, Self.pageAddress(http) == nil {
-            throw ValidationError("--http \(http) is not [ADDR:]PORT (PORT 0...65535)")
-        }
-        try partialFileDays.validated("--partial-file-days", in: 0...3_650)
-        guard accept == "auto" || accept == "ask" else { throw ValidationError("--accept must be auto or ask") }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
-        }
-        for peer in peers where Endpoint(parsing: peer) == nil {
-            throw ValidationError("--peer \(peer) is not HOST:PORT")
-        }
-        let btChannel = try btChannel.validated("--bt-channel", in: RFCOMMTransport.channels)
-        for peer in btPeers where Self.bluetoothEndpoint(peer, defaultChannel: btChannel) == nil {
-            throw ValidationError("--bt-peer \(peer) is not ADDRESS[/CHANNEL] (AA:BB:CC:DD:EE:FF, channel 1...30)")
-        }
-        let lePSM = try lePSM.validated("--le-psm", in: L2CAPTransport.psms)
-        for peer in lePeers where Self.leEndpoint(peer, defaultPSM: lePSM) == nil {
-            throw ValidationError("--le-peer \(peer) is not ADDRESS[/PSM] (AA:BB:CC:DD:EE:FF, PSM 128...255)")
-        }
-        if !transport.lan && !transport.le && !noDiscovery {
-            throw ValidationError(
-                "--transport rfcomm needs --no-discovery (DNS-SD runs on the LAN; use all for both, or le to discover over LE)"
-            )
-        }
-        switch (admission, secretFile != nil) {
-        case (.secret, false): throw ValidationError("--admission secret needs --secret-file")
-        case (.paired, true), (.open, true):
-            throw ValidationError("--secret-file goes with --admission secret only")
-        default: break
-        }
-        if insecure && (secretFile != nil || (admission != nil && admission != .open)) {
-            throw ValidationError("--insecure admits anyone: it goes with --admission open only")
-        }
-        if noDiscovery && peers.isEmpty {
-            // Allowed: other daemons may dial this one.
-        }
-        let displayName = name ?? ProcessInfo.processInfo.hostName
-        guard !displayName.isEmpty, displayName.utf8.count <= Wire.maxNameLength else {
-            throw ValidationError("--name must be 1...\(Wire.maxNameLength) UTF-8 bytes")
-        }
-        guard session.utf8.count <= Wire.maxNameLength else {
-            throw ValidationError("--session must be at most \(Wire.maxNameLength) UTF-8 bytes")
-        }
-    }
-
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        let insecure = self.insecure
-        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, insecure: insecure) }
+        let environment = ProcessInfo.processInfo.environment
+        let configuration = try DaemonConfiguration(
+            options: self, environment: environment, uid: getuid(), hostName: ProcessInfo.processInfo.hostName)
+        let insecure = configuration.isInsecure
+        LoggingSystem.bootstrap { label in
+            DaemonLogHandler(label: label, level: configuration.logLevel, insecure: insecure)
+        }
         let logger = Logger(label: "sessiond")
         Self.raiseDescriptorLimit(logger: logger)
         do {
-            try await serve(logger: logger)
+            try await Self.serve(configuration, logger: logger)
         } catch let error as AvahiError where error.code == .daemonNotRunning {
             Self.fail("\(error.message); or run without discovery: sessiond --no-discovery --peer HOST:PORT")
         } catch let error as DaemonError {
@@ -240,179 +196,63 @@ struct SessionDaemon: AsyncParsableCommand {
         DaemonLogHandler.stderrIsJournal() ? "<\(DaemonLogHandler.syslogPriority(.error))>" : ""
     }
 
-    private func serve(logger: Logger) async throws {
-        let (port, maxPeers, btChannel) = (port.value(or: 0), maxPeers.value(or: 8), btChannel.value(or: 5))
-        let lePSM = lePSM.value(or: L2CAPTransport.defaultPSM)
-        let environment = ProcessInfo.processInfo.environment
-        let uid = getuid()
-        let controlPath = control ?? ControlSocket.defaultPath(environment: environment, uid: uid)
+    /// Opens what `configuration` asks for, then runs it as one group of services until SIGTERM or SIGINT.
+    private static func serve(_ configuration: DaemonConfiguration, logger: Logger) async throws {
         // Before anything is joined, bound or advertised: a second daemon on the same socket stops here.
-        try ControlServer.checkUnused(path: controlPath)
-        let stateDirectory = stateDir ?? Self.defaultStateDirectory(environment, uid)
-        try StateStore.checkDirectory(stateDirectory, option: stateDir == nil ? nil : "--state-dir")
-        let store = StateStore(directory: URL(fileURLWithPath: stateDirectory))
-        let secret = try secretFile.map { path throws(DaemonError) in try SecretFile.load(path) }
-        let identity = try store.load()
-        let peerID = identity.peerID
-        if identity.isNew {
-            logger.info("new device \(peerID) (\(identity.device.fingerprint)) in \(store.directory.path)")
-        }
-
+        try ControlServer.checkUnused(path: configuration.controlPath)
+        let state = try loadState(configuration, logger: logger)
         // Avahi first: without it (and without --no-discovery) there is nothing to start. Over LE alone, discovery is
         // LE advertising and scanning (LEDiscovery), without Avahi.
         let operatorLog = OperatorLog(logger: logger)
         let avahi: AvahiConnection? =
-            noDiscovery || !transport.lan
-            ? nil : try await AvahiConnection.connect(logger: logger) { operatorLog.record($0) }
-
-        var configuration = SessionConfiguration(
-            peerID: peerID, displayName: name ?? ProcessInfo.processInfo.hostName, sessionName: session,
-            host: listen, port: port, maxPeers: maxPeers, invitationPolicy: accept == "ask" ? .ask : .acceptAll)
-        configuration.identity = identity.device
-        configuration.peerID = identity.peerID
-        if insecure {
-            configuration.isInsecure = true
-            configuration.admission = .open
-            logger.warning("insecure: links are neither authenticated nor encrypted; for measuring only")
-        } else if let secret {
-            configuration.admission = .secret(secret)
-        } else {
-            configuration.admission = admission == .open ? .open : .paired
-        }
-        if let ciphers = environment[Self.ciphersVariable] {
-            guard let offered = NoiseCipher.list(parsing: ciphers) else {
-                throw DaemonError(
-                    "\(Self.ciphersVariable)=\(ciphers) is not a comma-separated list of chachapoly and aesgcm")
-            }
-            configuration.ciphers = offered
-        }
-        configuration.trustedDevicesFile = store.trustedDevicesFile.path
-        // Byte streams are taken while a client listens (`streams`, see StreamDesk), declined otherwise; files go to
-        // the inbox.
-        configuration.acceptsByteStreams = false
-        let inboxPath = inbox ?? store.directory.appendingPathComponent("inbox").path
-        do {
-            try FileManager.default.createDirectory(
-                atPath: inboxPath, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw DaemonError("cannot use the inbox \(inboxPath): \(error.localizedDescription)")
-        }
-        configuration.inbox = inboxPath
-        let delivery = deliveryTimeout.value(or: 300)
-        configuration.deliveryTimeout = delivery == 0 ? nil : .seconds(delivery)
-        let days = partialFileDays.value(or: 7)
-        configuration.partialFileLifetime = days == 0 ? nil : .seconds(days * 24 * 3600)
-        if let secret, secret.count < 16 {
-            logger.warning(
-                "the secret is \(secret.count) bytes: an attacker who completes one handshake can try guesses offline; use 32 random bytes (head -c 32 /dev/urandom | base64)"
-            )
-        }
-        configuration.transportPriority = [LANTransport.name, RFCOMMTransport.name, L2CAPTransport.name]
-        let transports = try makeTransports(btChannel: btChannel, lePSM: lePSM, logger: logger)
-        let session = try Session(
-            configuration: configuration, transports: transports, eventLoop: Self.loop, logger: logger)
-        // The original apps; this peer's count is saved before it is sent: a failed save counts nowhere.
-        let app = try await BubblesAndCounterApp(
-            session: session,
-            configuration: BubblesAndCounterApp.Configuration(
-                initialCounts: [peerID: identity.localCount], localCountStore: store))
-        let boundPort: Int
-        do {
-            boundPort = try await session.start()
-        } catch {
-            await session.stop()
-            let where_ = transports.map { $0.name == LANTransport.name ? "\(listen):\(port)" : $0.name }
-            throw DaemonError("cannot listen on \(where_.joined(separator: " and ")): \(error)")
-        }
-        for peer in peers { try await session.connect(to: Endpoint(parsing: peer)!) }
-        try await dialBluetoothPeers(of: session, on: transports, btChannel: btChannel, lePSM: lePSM, logger: logger)
-
+            configuration.lanDiscovery
+            ? try await AvahiConnection.connect(logger: logger) { operatorLog.record($0) } : nil
+        let (session, app, transports, port) = try await startSession(configuration, state: state, logger: logger)
         let desk = StreamDesk(session: session, logger: logger)
-        let hub = EventHub(loop: Self.loop) { event in  // the operator's log and the stream desk first, on the loop
+        let hub = EventHub(loop: loop) { event in  // the operator's log and the stream desk first, on the loop
             operatorLog.record(event)
             if case .session(.streamOpened(let stream)) = event { desk.take(stream) }
         }
         hub.attach(session: session, app: app)
-        let pageLocation = PageLocation()
-        let bluetooth = BluetoothState()
+        let (pageLocation, bluetooth) = (PageLocation(), BluetoothState())
         let dispatcher = ControlDispatcher(
             session: session, app: app, hub: hub, desk: desk, page: pageLocation, bluetooth: bluetooth, logger: logger)
         var page: PageServer?
-        if let http, let (host, port) = Self.pageAddress(http) {
-            do {
-                let token = try PageToken.load(in: stateDirectory)
-                let server = try await PageServer.bind(
-                    host: host, port: port, token: token, feed: PageFeed(dispatcher: dispatcher, hub: hub),
-                    logger: logger)
-                let bound = server.address.port ?? port
-                let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
-                pageLocation.set(url: "http://\(shown):\(bound)/?token=\(token.value)", listening: "\(host):\(bound)")
-                page = server
-                if !["127.0.0.1", "::1", "localhost"].contains(host) {
-                    logger.warning(
-                        "the page listens on \(host):\(bound), not only on this machine: whoever reaches it with the token sees the session and acts in it\(session.configuration.admission == .open ? "; admission is open, so anyone on the network may join too" : "")"
-                    )
-                }
-                logger.info("page on http://\(shown):\(bound)/ (session-client web prints the address with its token)")
-            } catch {
-                await session.stop()
-                throw DaemonError("cannot serve the page on \(host):\(port): \(error)")
-            }
-        }
         let control: ControlServer
         do {
-            control = try await ControlServer.bind(path: controlPath, dispatcher: dispatcher, logger: logger)
+            if let address = configuration.page {
+                page = try await servePage(
+                    on: address, in: configuration, feed: PageFeed(dispatcher: dispatcher, hub: hub),
+                    location: pageLocation, logger: logger)
+            }
+            control = try await serveControl(configuration, dispatcher: dispatcher, logger: logger)
         } catch {
             await session.stop()
-            throw DaemonError("cannot serve the control socket \(controlPath): \(error)")
+            throw error
         }
-        logger.info(
-            "peer \(peerID) \"\(session.configuration.displayName)\" (\(session.fingerprint)) in session \"\(session.configuration.sessionName)\" on port \(boundPort), admission \(insecure ? "open, INSECURE" : session.configuration.admission.description); control socket \(controlPath)"
-        )
-        // Said once the daemon serves: a start that fails says one line, its reason.
-        let offered = session.configuration.ciphers.map(\.name).joined(separator: ", ")
-        let source = environment[Self.ciphersVariable] == nil ? "this CPU's default" : Self.ciphersVariable
-        logger.info("links offer \(offered) (\(source))")
+        announce(configuration, session: session, port: port, logger: logger)
 
         // Shut down in reverse order: the control socket and the advertisement go first, then the session says bye
-        // to every peer, the event pump ends with the session's events, and the byte streams still read end.
+        // to every peer, the hub ends with the session's events, and the byte streams still read end.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: desk),
-            .init(service: EventPumpService(hub: hub), successTerminationBehavior: .ignore),
-            .init(service: session),
+            .init(service: desk), .init(service: hub, successTerminationBehavior: .ignore), .init(service: session),
         ]
         if let avahi {
-            services.append(
-                .init(
-                    service: DiscoveryService(
-                        discovery: SessionDiscovery(
-                            session: session, serviceType: serviceType, logger: logger
-                        ) { operatorLog.record($0) },
-                        connection: avahi)))
+            let discovery = SessionDiscovery(
+                session: session, serviceType: configuration.serviceType, connection: avahi, logger: logger
+            ) { operatorLog.record($0) }
+            services.append(.init(service: discovery))
         }
         services += bluetoothServices(
-            on: transports, session: session, app: app, state: bluetooth, operatorLog: operatorLog, logger: logger)
-        if let page { services.append(.init(service: PageService(server: page))) }
-        services.append(.init(service: ControlService(server: control)))
+            configuration, on: transports, session: session, app: app, state: bluetooth, operatorLog: operatorLog,
+            logger: logger)
+        if let page { services.append(.init(service: page)) }
+        services.append(.init(service: control))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("stopped")
-    }
-
-    /// `[ADDR:]PORT` of --http (`[::1]:8080` for IPv6): the address (127.0.0.1 by default) and port.
-    static func pageAddress(_ text: String) -> (host: String, port: Int)? {
-        var host = "127.0.0.1"
-        var portText = Substring(text)
-        if let colon = text.lastIndex(of: ":") {
-            host = String(text[..<colon])
-            portText = text[text.index(after: colon)...]
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty else { return nil }
-        }
-        guard let port = Int(portText), (0...65_535).contains(port) else { return nil }
-        return (host, port)
     }
 
     /// Raises the soft limit on open descriptors to the hard one (at most 65,536): systemd and shells start

@@ -4,12 +4,14 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import ServiceLifecycle
 import SessionControl
 
 /// The page for people (`sessiond --http`): HTTP/1 for its files and a WebSocket for its state, on SwiftNIO's own
 /// modules. Every request needs the page token (docs/control-protocol.md, "The page"): on `/?token=…` the answer sets
 /// it as a cookie; without it a request gets 401 and no state. The WebSocket also needs an `Origin` of this server.
-final class PageServer: Sendable {
+/// As a `Service`, it serves until graceful shutdown, then closes its socket.
+final class PageServer: Service {
     typealias HTTPConnection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
     typealias WebSocketConnection = NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
 
@@ -86,8 +88,14 @@ final class PageServer: Sendable {
             logger: logger)
     }
 
-    /// Serves connections until cancelled.
+    /// Serves connections until graceful shutdown or cancellation, then closes the socket.
     func run() async {
+        await cancelWhenGracefulShutdown { await self.accept() }
+        await close()
+    }
+
+    /// Serves connections, and the pages' broadcast, until cancelled.
+    private func accept() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.broadcast.run() }
             do {
@@ -105,7 +113,7 @@ final class PageServer: Sendable {
         }
     }
 
-    func close() async {
+    private func close() async {
         try? await server.channel.close()
     }
 
