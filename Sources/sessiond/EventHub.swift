@@ -4,18 +4,19 @@ import LanSession
 import NIOCore
 import ServiceLifecycle
 
-/// The session's events and the apps' as they happen, on the daemon's event loop, where both are made: each goes to
-/// the hub's observer first (the operator's log and the stream desk, which see every event), then, encoded once as a
-/// JSON line, to every `watch` connection's `WatchWriter`, and to every stream subscribed (the pages' broadcast). A
-/// `watch` gets its events with no task and no stream in between: the line is written to its socket before the loop
-/// goes on, or waits, bounded, in its writer when the client does not keep up.
+/// The session's events and the apps' as they happen, on the daemon's event loop, where both are made, through one
+/// `EventFanout`: each goes to the hub's observer first (the operator's log and the stream desk, which see every
+/// event), then, encoded once as a JSON line, to every `watch` connection's `WatchWriter`, and to every stream
+/// subscribed (the pages' broadcast). A `watch` gets its events with no task and no stream in between: the line is
+/// written to its socket before the loop goes on, or waits, bounded, in its writer when the client does not keep up.
+/// A stream that falls behind keeps the oldest events it has not read and gets `eventsMissed` with the count of those
+/// it missed, as a watcher's connection does.
 ///
 /// As a `Service` it runs until the session's events and the apps' end (the session stopped), or the daemon's
 /// shutdown, then ends every watcher and every stream.
 final class EventHub: Service {
     private struct State {
         var watchers: [Int: NIOLoopBound<WatchWriter>] = [:]
-        var streams: [Int: AsyncStream<DaemonEvent>.Continuation] = [:]
         var nextID = 0
         /// Of the session's events and the apps': those not ended yet.
         var sourcesOpen = 2
@@ -23,18 +24,22 @@ final class EventHub: Service {
         var encoder = JSONEncoder()
     }
 
+    /// Unread events a subscribed stream holds, at most (``subscribe(bufferSize:)``).
+    static let streamBuffer = 10_000
+
     /// The loop the hub's state lives on: the session's.
     let loop: any EventLoop
     private let state: NIOLoopBoundBox<State>
-    private let observe: @Sendable (DaemonEvent) -> Void
+    private let fanout = EventFanout<DaemonEvent>(missed: { .session(.eventsMissed($0)) })
     private let endPromise: EventLoopPromise<Void>
 
     /// A hub on `loop`; `observe` sees every event first, on the loop.
     init(loop: any EventLoop, observe: @escaping @Sendable (DaemonEvent) -> Void = { _ in }) {
         self.loop = loop
         self.state = NIOLoopBoundBox.makeBoxSendingValue(State(), eventLoop: loop)
-        self.observe = observe
         self.endPromise = loop.makePromise()
+        fanout.observe(observe)
+        fanout.observe { [weak self] event in self?.write(event) }
     }
 
     deinit {
@@ -73,13 +78,11 @@ final class EventHub: Service {
 
     /// Hands `event` on, on the hub's loop.
     func take(_ event: DaemonEvent) {
-        onLoop { self.deliver(event) }
+        onLoop { self.fanout.yield(event) }
     }
 
-    private func deliver(_ event: DaemonEvent) {
-        guard !state.value.isEnded else { return }
-        observe(event)
-        for continuation in state.value.streams.values { continuation.yield(event) }
+    /// Writes `event` to every watcher, encoded once; on the loop.
+    private func write(_ event: DaemonEvent) {
         let watchers = state.value.watchers
         guard !watchers.isEmpty, let line = encode(event) else { return }
         for watcher in watchers.values { watcher.onLoop { $0.send(line) } }
@@ -111,20 +114,10 @@ final class EventHub: Service {
     }
 
     /// A new reader's stream of the events from now on, for a reader that takes its time (the pages' broadcast): it
-    /// holds the newest 10,000 unread events. It ends when the events end.
-    func subscribe() -> AsyncStream<DaemonEvent> {
-        let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
-        onLoop {
-            guard !self.state.value.isEnded else {
-                continuation.finish()
-                return
-            }
-            self.state.value.nextID += 1
-            let id = self.state.value.nextID
-            self.state.value.streams[id] = continuation
-            continuation.onTermination = { _ in self.onLoop { self.state.value.streams[id] = nil } }
-        }
-        return stream
+    /// holds the oldest `bufferSize` unread events, and a reader that falls behind gets `eventsMissed` with how many
+    /// it missed once it has room again. It ends when the events end.
+    func subscribe(bufferSize: Int = EventHub.streamBuffer) -> AsyncStream<DaemonEvent> {
+        fanout.subscribe(bufferSize: bufferSize)
     }
 
     private func sourceEnded() {
@@ -140,11 +133,10 @@ final class EventHub: Service {
         onLoop {
             guard !self.state.value.isEnded else { return }
             self.state.value.isEnded = true
-            let (watchers, streams) = (self.state.value.watchers, self.state.value.streams)
+            let watchers = self.state.value.watchers
             self.state.value.watchers = [:]
-            self.state.value.streams = [:]
             for watcher in watchers.values { watcher.onLoop { $0.finish() } }
-            for continuation in streams.values { continuation.finish() }
+            self.fanout.finish()
             self.endPromise.succeed()
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import LanSession
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -114,5 +115,30 @@ struct EventHubTests {
         var seen: [String] = []
         for await event in stream { seen.append("\(event)") }
         #expect(seen.count == 2)
+    }
+
+    @Test("a stream that falls behind keeps the oldest events, then is told how many it missed")
+    func streamFallsBehind() async throws {
+        let hub = EventHub(loop: MultiThreadedEventLoopGroup.singleton.next())
+        var events = hub.subscribe(bufferSize: 2).makeAsyncIterator()
+        func counter(_ count: UInt64) -> DaemonEvent { .app(.counter(PeerID(2), count: count, total: count)) }
+        func count(_ event: DaemonEvent?) -> UInt64? {
+            guard case .app(.counter(_, let count, _)) = event else { return nil }
+            return count
+        }
+        for value in 1...3 { hub.take(counter(UInt64(value))) }
+        try await hub.loop.submit {}.get()  // the three handed on: the third found no room
+        #expect(count(await events.next()) == 1)
+        #expect(count(await events.next()) == 2)
+        hub.take(counter(4))
+        hub.end()
+        let notice = await events.next()
+        guard case .session(.eventsMissed(let missed)) = notice else {
+            Issue.record("not a notice: \(String(describing: notice))")
+            return
+        }
+        #expect(missed == 1)
+        #expect(count(await events.next()) == 4)
+        #expect(await events.next() == nil)
     }
 }

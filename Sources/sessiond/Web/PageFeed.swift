@@ -59,6 +59,11 @@ struct PageFeed: Sendable {
             return [.layout(await layout()), .peers(await peers())]
         case .app:
             return []
+        case .session(.eventsMissed):
+            // The pages' broadcast fell behind: what the pages show, afresh.
+            let counter = await counter().map { [PageMessage.counter($0)] } ?? []
+            return [.layout(await layout()), .peers(await peers()), .pairings(await pairings())] + counter
+                + (await bubbles()).map { .bubble($0) }
         case .session(.pairingRequested), .session(.paired), .session(.pairingEnded), .session(.introduced),
             .session(.unpaired):
             return [.pairings(await pairings()), .peers(await peers())]
