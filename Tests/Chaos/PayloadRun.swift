@@ -23,7 +23,7 @@ final class PayloadRun: Sendable {
         let timeline = daemons.timeline
         listeners =
             (1...daemons.hosts).map { host in
-                Listener(host: host, command: "watch", away: .watcherAway, daemons: daemons) { line in
+                Listener(host: host, command: .watch, away: .watcherAway, daemons: daemons) { line in
                     guard let event = try? JSONDecoder().decode(EventResult.self, from: line) else { return }
                     switch event.event {
                     case "data": if let text = event.text { messages.received(text, on: host) }
@@ -44,7 +44,7 @@ final class PayloadRun: Sendable {
                 }
             }
             + (1...daemons.hosts).map { host in
-                Listener(host: host, command: "streams", away: .streamListenerAway, daemons: daemons) { line in
+                Listener(host: host, command: .streams, away: .streamListenerAway, daemons: daemons) { line in
                     streams.reported(line)
                 }
             }
@@ -94,7 +94,7 @@ final class PayloadRun: Sendable {
         var transfersLeft = 0
         _ = await waitUntil(timeout, every: .milliseconds(250)) {
             transfersLeft = (1...daemons.hosts).reduce(0) { sum, host in
-                sum + (daemons.call(host, ControlRequest(command: "transfers"), as: [TransferResult].self)?.count ?? 1)
+                sum + (daemons.call(host, ControlCommand.transfers, as: [TransferResult].self)?.count ?? 1)
             }
             return messages.check(timeline: timeline).lost == 0 && streams.check(timeline: timeline).lost == 0
                 && transfersLeft == 0
