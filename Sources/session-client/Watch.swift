@@ -42,7 +42,7 @@ struct Watch: ParsableCommand {
             if text.isEmpty { continue }
             if global.json {
                 Output.line(text)  // the daemon stamps each event with "time"
-            } else if let event = try? JSONDecoder().decode(EventResult.self, from: line) {
+            } else if let event = try? JSONDecoder().decode(ControlEvent.self, from: line) {
                 Output.line(event.humanText)
             } else {
                 Output.line("unreadable event: \(text)")

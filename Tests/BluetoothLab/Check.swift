@@ -148,7 +148,7 @@ struct Check: AsyncParsableCommand {
         let watch = try a.watch()
         kill(b.process.pid, SIGTERM)
         let left = await waitUntil(.seconds(10), every: .milliseconds(100)) {
-            watch.events.contains { $0.event.event == "peerLeft" && $0.event.peerID == idB }
+            watch.events.contains { $0.event.left(idB) }
         }
         a.stop()
         b.stop()
@@ -339,27 +339,21 @@ struct Check: AsyncParsableCommand {
             states(a, idB).first == "lan active"
         }
         let events = watch.events
-        let lost = events.contains {
-            ($0.event.event == "peerLost" || $0.event.event == "peerLeft") && $0.event.peerID == idB
-        }
+        let lost = events.contains { $0.event == .peerLost(peerID: idB) || $0.event.left(idB) }
         var switchTime = "?"
         if let silencedAt {
             let before =
-                events.filter { $0.at <= silencedAt && $0.event.event == "counter" }.compactMap {
-                    $0.event.count
-                }.max() ?? 0
-            if let resumed = events.first(where: {
-                $0.at > silencedAt && $0.event.event == "counter" && $0.event.peerID == idB
-                    && ($0.event.count ?? 0) > before + 5
-            }) {
+                events.filter { $0.at <= silencedAt }.compactMap { $0.event.count(of: nil) }.max() ?? 0
+            if let resumed = events.first(where: { $0.at > silencedAt && ($0.event.count(of: idB) ?? 0) > before + 5 })
+            {
                 switchTime = "\(resumed.at - silencedAt)"
             }
         }
         var backTime = "?"
         if let restoredAt,
             let moved = events.first(where: {
-                $0.at > restoredAt && $0.event.event == "linkChanged" && $0.event.transport == "lan"
-                    && $0.event.state == "active"
+                guard $0.at > restoredAt, case .linkChanged(_, "lan", _, "active") = $0.event else { return false }
+                return true
             })
         {
             backTime = "\(moved.at - restoredAt)"

@@ -97,7 +97,7 @@ final class Daemon {
 /// Events of a `watch`, each with when it was read.
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
-    private var entries: [(at: ContinuousClock.Instant, event: EventResult)] = []
+    private var entries: [(at: ContinuousClock.Instant, event: ControlEvent)] = []
     private let client: ControlClient
 
     init(_ client: ControlClient) {
@@ -105,11 +105,25 @@ final class EventLog: @unchecked Sendable {
         client.setReadTimeout(seconds: 0)
         Thread.detachNewThread { [self] in
             while let line = try? self.client.readLine() {
-                guard let event = try? JSONDecoder().decode(EventResult.self, from: line) else { continue }
+                guard let event = try? JSONDecoder().decode(ControlEvent.self, from: line) else { continue }
                 lock.withLock { entries.append((.now, event)) }
             }
         }
     }
 
-    var events: [(at: ContinuousClock.Instant, event: EventResult)] { lock.withLock { entries } }
+    var events: [(at: ContinuousClock.Instant, event: ControlEvent)] { lock.withLock { entries } }
+}
+
+extension ControlEvent {
+    /// The peer said bye.
+    func left(_ peer: String) -> Bool {
+        guard case .peerLeft(peer, _) = self else { return false }
+        return true
+    }
+
+    /// A counter event's count: `peer`'s, or anyone's when nil.
+    func count(of peer: String?) -> UInt64? {
+        guard case .counter(let who, let count, _) = self, peer == nil || who == peer else { return nil }
+        return count
+    }
 }

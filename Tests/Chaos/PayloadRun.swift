@@ -24,18 +24,17 @@ final class PayloadRun: Sendable {
         listeners =
             (1...daemons.hosts).map { host in
                 Listener(host: host, command: .watch, away: .watcherAway, daemons: daemons) { line in
-                    guard let event = try? JSONDecoder().decode(EventResult.self, from: line) else { return }
-                    switch event.event {
-                    case "data": if let text = event.text { messages.received(text, on: host) }
-                    case "peerConnected", "linkChanged":
+                    guard let event = try? JSONDecoder().decode(ControlEvent.self, from: line) else { return }
+                    switch event {
+                    case .data(_, let data, _):
+                        if let text = String(validating: data, as: UTF8.self) { messages.received(text, on: host) }
+                    case .peerConnected(let peer, _), .linkChanged(let peer, _, _, "active"):
                         // A link to the peer became its active one (after a restart of the peer: to its new
                         // incarnation); a restart that is quicker than the loss of the old link shows only so.
-                        if let peer = event.peerID, event.event == "peerConnected" || event.state == "active" {
-                            messages.connected(peer, on: host)
-                        }
-                    case "peerLost":
-                        if let peer = event.peerID { messages.lost(peer, on: host) }
-                    case "eventsMissed":
+                        messages.connected(peer, on: host)
+                    case .peerLost(let peer):
+                        messages.lost(peer, on: host)
+                    case .eventsMissed:
                         // Events this watcher never got: as if it had been away for an instant.
                         timeline.begin(.watcherAway, host: host)
                         timeline.end(.watcherAway, host: host)
