@@ -53,7 +53,7 @@ public final class ControlClient {
     deinit { close(fd) }
 
     /// Sends a request and decodes its reply's result.
-    public func call<Result: Decodable>(_ request: ControlRequest, as type: Result.Type) throws(Failure) -> Result {
+    public func call<Result: Decodable>(_ request: ControlCommand, as type: Result.Type) throws(Failure) -> Result {
         try send(request)
         let line = try readLine()
         let head: ControlReplyHead
@@ -71,13 +71,13 @@ public final class ControlClient {
     }
 
     /// Sends a request and returns its reply line as it came (for `--json` output).
-    public func callRaw(_ request: ControlRequest) throws(Failure) -> Data {
+    public func callRaw(_ request: ControlCommand) throws(Failure) -> Data {
         try send(request)
         return try readLine()
     }
 
     /// Sends one request line.
-    public func send(_ request: ControlRequest) throws(Failure) {
+    public func send(_ request: ControlCommand) throws(Failure) {
         let data: Data
         do {
             data = try JSONEncoder().encode(request) + Data("\n".utf8)

@@ -223,47 +223,6 @@ public struct BenchResult: Codable, Hashable, Sendable {
     }
 }
 
-/// One event of `watch`: `event` names it; the other fields depend on it.
-public struct EventResult: Codable, Hashable, Sendable {
-    /// peerConnected, peerLost, peerLeft, linkChanged, counter, pickUp, holder, move, drop, layout, invitation,
-    /// declined, peerState, resynchronised, unacknowledged, data, streamOpened, transfer, notice (reason: what it says),
-    /// countClaimedAbove (count: the claim, total: this peer's own count), eventsMissed, pairingRequested
-    /// (fingerprint, code), paired, pairingEnded (reason), introduced (holder: by whom), unpaired (holder: by whom).
-    public var event: String
-    public var peerID: String?
-    public var name: String?
-    public var reason: String?
-    public var count: UInt64?
-    public var total: UInt64?
-    public var view: Int?
-    public var holder: String?
-    public var x: Double?
-    public var y: Double?
-    /// layout: player index per peer id.
-    public var layout: [String: Int]?
-    /// invitation: its number.
-    public var id: UInt64?
-    public var state: String?
-    public var address: String?
-    /// linkChanged: the link's transport.
-    public var transport: String?
-    /// data: the message in base64; text: the same as UTF-8 when it is.
-    public var data: String?
-    public var text: String?
-    /// data: "reliable" or "unreliable"; streamOpened: the stream's name.
-    public var channel: String?
-    /// transfer: the transfer's id, phase, direction, bytes so far and size, where it landed, its SHA-256.
-    public var transfer: TransferResult?
-    /// pairingRequested, paired, introduced: the device's fingerprint.
-    public var fingerprint: String?
-    /// pairingRequested: the code both devices show.
-    public var code: String?
-    /// When the daemon saw the event (ISO 8601, UTC, milliseconds).
-    public var time: String?
-
-    public init(event: String) { self.event = event }
-}
-
 /// `send`: how many peers the message went to.
 public struct SendResult: Codable, Hashable, Sendable {
     public var bytes: Int

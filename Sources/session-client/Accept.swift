@@ -14,7 +14,7 @@ struct Accept: RequestCommand {
 
     func prepare(_ daemon: Daemon) throws(ClientError) { try Invitations.checkPending(id, daemon: daemon) }
 
-    func request() -> ControlRequest { ControlRequest(command: "accept", id: id.value(or: 0)) }
+    func request() -> ControlCommand { .accept(id: id.value(or: 0)) }
 
     func printText(_ result: AnswerResult, daemon: Daemon) throws(ClientError) {
         Output.line(

@@ -39,15 +39,16 @@ struct Bench: RequestCommand {
         try size.validated("--size", in: Limits.frameSize, unit: "bytes")
     }
 
-    func request() -> ControlRequest {
-        ControlRequest(
-            command: "bench", count: count.value(or: 1000), peer: peer, transport: transport, channel: channel.rawValue,
-            size: size.value(or: 3))
+    func request() -> ControlCommand {
+        .bench(
+            ControlCommand.Bench(
+                peer: peer, transport: transport, channel: channel == .unreliable ? .unreliable : .reliable,
+                count: count.value(or: 1000), size: size.value(or: 3)))
     }
 
     /// A peer that is not connected fails here, with the ones that are, rather than with the daemon's bare refusal.
     func prepare(_ daemon: Daemon) throws(ClientError) {
-        let peers = try daemon.call(ControlRequest(command: "peers")).decode([PeerResult].self)
+        let peers = try daemon.call(ControlCommand.peers).decode([PeerResult].self)
         let connected = peers.filter { $0.state == "connected" }.sorted { ($0.name, $0.peerID) < ($1.name, $1.peerID) }
         guard !connected.contains(where: { $0.peerID == peer.lowercased() || $0.name == peer }) else { return }
         let known = connected.map { "\($0.name) (\($0.peerID))" }

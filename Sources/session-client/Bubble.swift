@@ -21,7 +21,7 @@ struct Bubble: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        func request() -> ControlRequest { ControlRequest(command: "bubbles") }
+        func request() -> ControlCommand { ControlCommand.bubbles }
 
         func printText(_ result: [BubbleResult], daemon: Daemon) throws(ClientError) {
             var table = TextTable(headers: ["BUBBLE", "X", "Y", "HOLDER"], rightAligned: [0, 1, 2])
@@ -47,7 +47,7 @@ struct Bubble: ParsableCommand {
 
         func validate() throws { try Bubble.validate(id: id) }
 
-        func request() -> ControlRequest { ControlRequest(command: "pickup", view: id.value(or: 0)) }
+        func request() -> ControlCommand { ControlCommand.pickUp(view: id.value(or: 0)) }
 
         func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {
             let id = id.value(or: 0)
@@ -75,8 +75,8 @@ struct Bubble: ParsableCommand {
             try Bubble.validate(x: x, y: y)
         }
 
-        func request() -> ControlRequest {
-            ControlRequest(command: "move", view: id.value(or: 0), x: x.value(or: 0), y: y.value(or: 0))
+        func request() -> ControlCommand {
+            .move(view: id.value(or: 0), x: x.value(or: 0), y: y.value(or: 0))
         }
 
         func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {
@@ -110,8 +110,8 @@ struct Bubble: ParsableCommand {
             }
         }
 
-        func request() -> ControlRequest {
-            ControlRequest(command: "drop", view: id.value(or: 0), x: x?.value(or: 0), y: y?.value(or: 0))
+        func request() -> ControlCommand {
+            .drop(view: id.value(or: 0), x: x?.value(or: 0), y: y?.value(or: 0))
         }
 
         func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {

@@ -32,13 +32,13 @@ struct Bubbles: ParsableCommand {
             throw ClientError(.usage, "bubbles: the live view needs a terminal (stdin and stdout must be one)")
         }
         let requests = try global.connect()
-        let status = try requests.call(ControlRequest(command: "status")).decode(StatusResult.self)
+        let status = try requests.call(ControlCommand.status).decode(StatusResult.self)
         // Watch before taking the snapshot: events queued meanwhile set absolute values, so replaying them after the
         // snapshot converges on the daemon's state.
         let events = try global.connect()
-        _ = try events.call(ControlRequest(command: "watch"))
-        let bubbles = try requests.call(ControlRequest(command: "bubbles")).decode([BubbleResult].self)
-        let peers = (try? requests.call(ControlRequest(command: "peers")).decode([PeerResult].self)) ?? []
+        _ = try events.call(ControlCommand.watch)
+        let bubbles = try requests.call(ControlCommand.bubbles).decode([BubbleResult].self)
+        let peers = (try? requests.call(ControlCommand.peers).decode([PeerResult].self)) ?? []
         var names = Dictionary(peers.map { ($0.peerID, $0.name) }, uniquingKeysWith: { first, _ in first })
         names[status.peerID] = status.name
         let board = LiveBoard(bubbles: bubbles, names: names)
@@ -120,14 +120,14 @@ struct LiveView {
         case .space:
             let bubble = bubbles[screen.selected]
             if bubble.holder == screen.me {
-                screen.message = try send(ControlRequest(command: "drop", view: bubble.view))
+                screen.message = try send(.drop(view: bubble.view))
                 if screen.message == nil {
                     board.dropped(bubble.view)
                     screen.message = "dropped bubble \(bubble.view)"
                 }
             } else {
                 screen.message =
-                    try send(ControlRequest(command: "pickup", view: bubble.view))
+                    try send(ControlCommand.pickUp(view: bubble.view))
                     ?? "asked for bubble \(bubble.view); the coordinator decides"
             }
         case .up, .down, .left, .right:
@@ -155,12 +155,12 @@ struct LiveView {
             }
         let x = min(max(bubble.x + dx, 0), BubbleScreen.extent)
         let y = min(max(bubble.y + dy, 0), BubbleScreen.extent)
-        screen.message = try send(ControlRequest(command: "move", view: bubble.view, x: x, y: y))
+        screen.message = try send(.move(view: bubble.view, x: x, y: y))
         if screen.message == nil { board.moved(bubble.view, x: x, y: y) }
     }
 
     /// Sends `request`; returns nil when the daemon took it, its refusal in words otherwise.
-    private func send(_ request: ControlRequest) throws(ClientError) -> String? {
+    private func send(_ request: ControlCommand) throws(ClientError) -> String? {
         do {
             _ = try requests.call(request)
             return nil

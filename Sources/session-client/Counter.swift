@@ -7,11 +7,11 @@ struct Counter: RequestCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func request() -> ControlRequest { ControlRequest(command: "counter") }
+    func request() -> ControlCommand { ControlCommand.counter }
 
     func printText(_ result: CounterResult, daemon: Daemon) throws(ClientError) {
         // This peer's name and id come from `status`; the table does without them if that fails.
-        let me = try? daemon.call(ControlRequest(command: "status")).decode(StatusResult.self)
+        let me = try? daemon.call(ControlCommand.status).decode(StatusResult.self)
         var table = TextTable(headers: ["PEER ID", "NAME", "COUNT"], rightAligned: [2])
         table.rows.append([me?.peerID ?? "-", (me.map { $0.name + " " } ?? "") + "(this peer)", "\(result.local)"])
         let others = result.peers.sorted { ($0.value.name, $0.key) < ($1.value.name, $1.key) }

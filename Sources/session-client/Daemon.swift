@@ -94,7 +94,7 @@ final class Daemon {
     }
 
     /// Sends `request` and waits for its reply; an error reply throws with the daemon's message.
-    func call(_ request: ControlRequest) throws(ClientError) -> Reply {
+    func call(_ request: ControlCommand) throws(ClientError) -> Reply {
         try send(request)
         guard let line = try readLine(deadline: nil) else {
             throw ClientError(.broken, "sessiond did not answer")
@@ -103,7 +103,7 @@ final class Daemon {
     }
 
     /// Sends one request line without waiting.
-    func send(_ request: ControlRequest) throws(ClientError) {
+    func send(_ request: ControlCommand) throws(ClientError) {
         do {
             try client.send(request)
         } catch {

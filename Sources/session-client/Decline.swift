@@ -17,7 +17,7 @@ struct Decline: RequestCommand {
     @Option(help: "Why, in words, for this daemon's log (the inviting peer hears the reason code `rejected`).")
     var reason: String?
 
-    func request() -> ControlRequest { ControlRequest(command: "decline", id: id.value(or: 0), reason: reason) }
+    func request() -> ControlCommand { .decline(id: id.value(or: 0), reason: reason) }
 
     func printText(_ result: AnswerResult, daemon: Daemon) throws(ClientError) {
         Output.line(

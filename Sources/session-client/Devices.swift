@@ -8,7 +8,7 @@ struct Devices: RequestCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func request() -> ControlRequest { ControlRequest(command: "devices") }
+    func request() -> ControlCommand { ControlCommand.devices }
 
     func printText(_ result: [DeviceResult], daemon: Daemon) throws(ClientError) {
         guard !result.isEmpty else {

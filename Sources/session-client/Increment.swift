@@ -17,12 +17,12 @@ struct Increment: RequestCommand {
         try count.validated("--count", in: Limits.count)
     }
 
-    func request() -> ControlRequest { ControlRequest(command: "increment", count: count.value(or: 1)) }
+    func request() -> ControlCommand { ControlCommand.increment(count: count.value(or: 1)) }
 
     /// What was added, this peer's count and the total: "added 3: this peer 12, total 40".
     func printText(_ result: IncrementResult, daemon: Daemon) throws(ClientError) {
         // The total comes from a second request; without it the line still says what was added.
-        let total = try? daemon.call(ControlRequest(command: "counter")).decode(CounterResult.self).total
+        let total = try? daemon.call(ControlCommand.counter).decode(CounterResult.self).total
         Output.line(
             "added \(count.value(or: 1)): this peer \(result.local)" + (total.map { ", total \($0)" } ?? ""))
     }

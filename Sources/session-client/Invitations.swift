@@ -8,7 +8,7 @@ struct Invitations: RequestCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func request() -> ControlRequest { ControlRequest(command: "invitations") }
+    func request() -> ControlCommand { ControlCommand.invitations }
 
     func printText(_ result: [InvitationResult], daemon: Daemon) throws(ClientError) {
         guard !result.isEmpty else {
@@ -33,7 +33,7 @@ struct Invitations: RequestCommand {
 
     /// Throws, listing the invitations waiting, when `id` is not one of them.
     static func checkPending(_ id: CommandLineNumber<UInt64>, daemon: Daemon) throws(ClientError) {
-        let pending = try daemon.call(ControlRequest(command: "invitations")).decode([InvitationResult].self)
+        let pending = try daemon.call(ControlCommand.invitations).decode([InvitationResult].self)
         let ids = pending.map(\.id).sorted()
         guard let number = id.parsed, !ids.contains(number) else { return }
         throw ClientError(

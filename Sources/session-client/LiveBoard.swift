@@ -32,24 +32,22 @@ final class LiveBoard: @unchecked Sendable {
     }
 
     /// Applies one event from `watch`.
-    func apply(_ event: EventResult) {
+    func apply(_ event: ControlEvent) {
         lock.lock()
         defer { lock.unlock() }
         state.lastEvent = event.humanText
-        switch event.event {
-        case "holder":
-            update(event.view) { $0.holder = event.holder }
-        case "move":
-            update(event.view) { bubble in
-                if let x = event.x, let y = event.y { (bubble.x, bubble.y) = (x, y) }
-            }
-        case "drop":
-            update(event.view) { bubble in
-                if let x = event.x, let y = event.y { (bubble.x, bubble.y) = (x, y) }
+        switch event {
+        case .holder(let view, let holder):
+            update(view) { $0.holder = holder }
+        case .move(let view, let x, let y, _):
+            update(view) { bubble in (bubble.x, bubble.y) = (x, y) }
+        case .drop(let view, let x, let y, _):
+            update(view) { bubble in
+                (bubble.x, bubble.y) = (x, y)
                 bubble.holder = nil
             }
-        case "peerConnected", "peerState":
-            if let peerID = event.peerID, let name = event.name { state.names[peerID] = name }
+        case .peerConnected(let peerID, let name), .peerState(let peerID, let name, _, _):
+            state.names[peerID] = name
         default:
             break
         }
@@ -110,7 +108,7 @@ final class EventReader: @unchecked Sendable {
         while true {
             do {
                 guard let line = try daemon.readLine(deadline: nil) else { continue }
-                if let event = try? JSONDecoder().decode(EventResult.self, from: line) {
+                if let event = try? JSONDecoder().decode(ControlEvent.self, from: line) {
                     board.apply(event)
                     wake.poke()
                 }

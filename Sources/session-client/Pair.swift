@@ -37,10 +37,13 @@ struct Pair: ParsableCommand {
         }
     }
 
+    /// The device's peer id (checked by ``validate()``).
+    var peer: UInt64 { ControlCommand.peerID(hex: peerID) ?? 0 }
+
     func run() throws {
         let daemon = try global.connect()
         if let confirm {
-            let reply = try daemon.call(ControlRequest(command: "pair", peer: peerID, code: confirm))
+            let reply = try daemon.call(ControlCommand.pair(peer: peer, code: confirm))
             if global.json { return Output.line(reply.rawResult) }
             let result = try reply.decode(PairResult.self)
             Output.line(
@@ -48,12 +51,12 @@ struct Pair: ParsableCommand {
                     ? "paired with \(peerID)" : "confirmed here; paired once \(peerID) confirms the same code too")
             return
         }
-        var result = try daemon.call(ControlRequest(command: "pair", peer: peerID)).decode(PairResult.self)
+        var result = try daemon.call(ControlCommand.pair(peer: peer)).decode(PairResult.self)
         // A dial goes first when no link is up: the code comes once the handshake is done.
         let deadline = Date().addingTimeInterval(10)
         while result.pairing == nil, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.1)
-            let pending = try daemon.call(ControlRequest(command: "pairings")).decode([PairingResult].self)
+            let pending = try daemon.call(ControlCommand.pairings).decode([PairingResult].self)
             result.pairing = pending.first { $0.peerID == peerID.lowercased() }
         }
         guard let pairing = result.pairing else {
@@ -71,12 +74,12 @@ struct Pair: ParsableCommand {
         FileHandle.standardOutput.write(Data("Does the other device show \(pairing.code)? [y/N] ".utf8))
         let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
         if answer == "y" || answer == "yes" {
-            let confirmed = try daemon.call(ControlRequest(command: "pair", peer: peerID, code: pairing.code))
+            let confirmed = try daemon.call(ControlCommand.pair(peer: peer, code: pairing.code))
                 .decode(PairResult.self)
             Output.line(
                 confirmed.paired ? "paired with \(peerID)" : "confirmed here; paired once the other device confirms")
         } else {
-            _ = try daemon.call(ControlRequest(command: "unpair", peer: peerID))
+            _ = try daemon.call(ControlCommand.unpair(peer: peer))
             Output.line("pairing rejected")
         }
     }

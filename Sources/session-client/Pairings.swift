@@ -8,7 +8,7 @@ struct Pairings: RequestCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func request() -> ControlRequest { ControlRequest(command: "pairings") }
+    func request() -> ControlCommand { ControlCommand.pairings }
 
     func printText(_ result: [PairingResult], daemon: Daemon) throws(ClientError) {
         guard !result.isEmpty else {

@@ -8,7 +8,7 @@ struct Peers: RequestCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func request() -> ControlRequest { ControlRequest(command: "peers") }
+    func request() -> ControlCommand { ControlCommand.peers }
 
     func printText(_ result: [PeerResult], daemon: Daemon) throws(ClientError) {
         guard !result.isEmpty else {

@@ -43,7 +43,7 @@ struct Push: ParsableCommand {
             throw ClientError(.usage, "no file \(path)")
         }
         let daemon = try global.connect()
-        try daemon.send(ControlRequest(command: "push", peer: to, path: absolute, name: name))
+        try daemon.send(.push(path: absolute, peer: to, name: name))
         let bar = !global.json && isatty(STDERR_FILENO) == 1
         while true {
             guard let line = try daemon.readLine(deadline: nil) else {

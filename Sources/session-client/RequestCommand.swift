@@ -10,7 +10,7 @@ protocol RequestCommand: ParsableCommand {
     var global: GlobalOptions { get }
 
     /// The request to send.
-    func request() -> ControlRequest
+    func request() -> ControlCommand
 
     /// Checks what the request names (an invitation, a peer) before it is sent; throws with the valid ones.
     func prepare(_ daemon: Daemon) throws(ClientError)

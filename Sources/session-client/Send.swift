@@ -70,9 +70,7 @@ struct Send: ParsableCommand {
         }
         let daemon = try global.connect()
         let reply = try daemon.call(
-            ControlRequest(
-                command: "send", peer: peer, channel: unreliable ? "unreliable" : "reliable",
-                data: bytes.base64EncodedString()))
+            .send(data: bytes, peer: peer, channel: unreliable ? .unreliable : .reliable))
         if global.json {
             Output.line(reply.rawResult)
         } else {

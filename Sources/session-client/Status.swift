@@ -7,7 +7,7 @@ struct Status: RequestCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func request() -> ControlRequest { ControlRequest(command: "status") }
+    func request() -> ControlCommand { ControlCommand.status }
 
     func printText(_ result: StatusResult, daemon: Daemon) throws(ClientError) {
         Output.lines(

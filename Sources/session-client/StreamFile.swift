@@ -34,7 +34,7 @@ struct StreamFile: ParsableCommand {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         guard FileManager.default.isReadableFile(atPath: absolute) else { throw ClientError(.usage, "no file \(path)") }
         let daemon = try global.connect()
-        let reply = try daemon.call(ControlRequest(command: "stream", peer: to, path: absolute, name: name))
+        let reply = try daemon.call(.stream(path: absolute, peer: to, name: name))
         if global.json {
             Output.line(reply.rawResult)
         } else {

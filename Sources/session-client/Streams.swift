@@ -25,7 +25,7 @@ struct Streams: ParsableCommand {
     func run() throws {
         let count = count?.value(or: 1)
         let daemon = try global.connect()
-        try daemon.send(ControlRequest(command: "streams"))
+        try daemon.send(ControlCommand.streams)
         guard let acknowledgement = try daemon.readLine(deadline: nil) else { return }
         _ = try daemon.reply(from: acknowledgement)
         var seen = 0

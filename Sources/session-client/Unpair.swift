@@ -13,7 +13,7 @@ struct Unpair: RequestCommand {
 
     func validate() throws { try Pair.validate(peerID) }
 
-    func request() -> ControlRequest { ControlRequest(command: "unpair", peer: peerID) }
+    func request() -> ControlCommand { .unpair(peer: ControlCommand.peerID(hex: peerID) ?? 0) }
 
     func printText(_ result: DoneResult, daemon: Daemon) throws(ClientError) {
         Output.line("\(peerID) removed: its links close on every member, and it gets back in only by pairing again")

@@ -32,7 +32,7 @@ struct Watch: ParsableCommand {
         let count = count?.value(or: 1)
         let deadline = timeout.map { Monotonic.seconds() + $0.value(or: 1) }
         let daemon = try global.connect()
-        try daemon.send(ControlRequest(command: "watch"))
+        try daemon.send(ControlCommand.watch)
         guard let acknowledgement = try daemon.readLine(deadline: deadline) else { return }
         _ = try daemon.reply(from: acknowledgement)
         var seen = 0
@@ -42,7 +42,7 @@ struct Watch: ParsableCommand {
             if text.isEmpty { continue }
             if global.json {
                 Output.line(text)  // the daemon stamps each event with "time"
-            } else if let event = try? JSONDecoder().decode(EventResult.self, from: line) {
+            } else if let event = try? JSONDecoder().decode(ControlEvent.self, from: line) {
                 Output.line(event.humanText)
             } else {
                 Output.line("unreadable event: \(text)")

@@ -8,7 +8,7 @@ struct Web: RequestCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func request() -> ControlRequest { ControlRequest(command: "web") }
+    func request() -> ControlCommand { ControlCommand.web }
 
     func printText(_ result: WebResult, daemon: Daemon) throws(ClientError) {
         Output.line(result.url)

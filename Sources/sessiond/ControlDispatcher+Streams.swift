@@ -11,12 +11,9 @@ extension ControlDispatcher {
     /// Opens a byte stream to the peer, writes the file's bytes and finishes the stream; the reply says how many
     /// bytes went and their SHA-256. Any failure (the peer declined or cancelled, the stream failed, the file could
     /// not be read) is an error reply, and the stream is cancelled.
-    func stream(_ request: ControlRequest) async throws -> Data {
-        guard let path = request.path, path.hasPrefix("/"), let wanted = request.peer else {
-            return Self.failure("stream needs an absolute path and a peer")
-        }
-        let name = request.name ?? String(path.split(separator: "/").last ?? "stream")
-        guard let file = FileHandle(forReadingAtPath: path) else { return Self.failure("cannot read \(path)") }
+    func stream(_ path: String, to wanted: String, named name: String?) async throws -> StreamResult {
+        let name = name ?? String(path.split(separator: "/").last ?? "stream")
+        guard let file = FileHandle(forReadingAtPath: path) else { throw ControlError("cannot read \(path)") }
         defer { try? file.close() }
         let peer = try await member(named: wanted).peerID
         let started = ContinuousClock.now
@@ -41,11 +38,11 @@ extension ControlDispatcher {
         } catch {
             await stream.cancel(reason: error.message)
             logger.debug("\(stream) failed after \(result.bytes) bytes: \(error.message)")
-            return Self.failure(error.message)
+            throw ControlError(error.message)
         }
         result.phase = "finished"
         result.sha256 = hash.finalize().map { String(format: "%02x", $0) }.joined()
         result.seconds = StreamDesk.seconds(since: started)
-        return Self.reply(result)
+        return result
     }
 }

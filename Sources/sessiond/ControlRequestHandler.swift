@@ -4,15 +4,17 @@ import SessionControl
 
 /// What a control connection's task reads: each request line, decoded.
 enum ControlInput: Sendable {
-    case request(ControlRequest)
+    case command(ControlCommand)
+    /// A request with an unknown command or a missing or bad argument: the task answers with the error.
+    case refused(ControlError)
     /// A line that is not a request: the task logs it and closes the connection.
     case malformed(ByteBuffer)
 }
 
 /// Decodes a control connection's request lines on its event loop (the common shape by `FlatRequest`, any other by
-/// `JSONDecoder`), and answers there, at once, a request that can be
-/// answered without waiting (``answerNow``: an `increment` whose count saves in place), so that such a request goes
-/// from the socket to the session and back to the socket with no task in between. Every other request goes on to the
+/// `JSONDecoder`) into commands, and answers there, at once, a request that can be answered without waiting
+/// (``answerNow``: an `increment` whose count saves in place; a refused request), so that such a request goes from
+/// the socket to the session and back to the socket with no task in between. Every other request goes on to the
 /// connection's task, decoded. While a request is with the task, the ones after it follow it there, so that every
 /// reply keeps its request's place (docs/control-protocol.md: one reply per request, in order); the task says when it
 /// answered one (``answered()``).
@@ -21,13 +23,13 @@ final class ControlRequestHandler: ChannelInboundHandler {
     typealias InboundOut = ControlInput
     typealias OutboundOut = ByteBuffer
 
-    /// The reply line (without its newline) to a request answered on the loop; nil hands the request to the task.
-    private let answerNow: (ControlRequest) -> Data?
+    /// The reply to a command answered on the loop; nil hands the command to the task.
+    private let answerNow: (ControlCommand) -> Result<ControlResult, ControlError>?
     private let decoder = JSONDecoder()
     /// Requests handed to the task and not yet answered.
     private var withTask = 0
 
-    init(answerNow: @escaping (ControlRequest) -> Data?) {
+    init(answerNow: @escaping (ControlCommand) -> Result<ControlResult, ControlError>?) {
         self.answerNow = answerNow
     }
 
@@ -35,19 +37,30 @@ final class ControlRequestHandler: ChannelInboundHandler {
         let line = unwrapInboundIn(data)
         guard
             let request = FlatRequest.parse(line)
-                ?? (try? decoder.decode(ControlRequest.self, from: Data(line.readableBytesView)))
+                ?? (try? decoder.decode(ControlRequestLine.self, from: Data(line.readableBytesView)))
         else {
             withTask += 1
             context.fireChannelRead(wrapInboundOut(.malformed(line)))
             return
         }
-        if withTask == 0, var reply = answerNow(request) {
+        let input: ControlInput
+        let now: Result<ControlResult, ControlError>?
+        do {
+            let command = try ControlCommand(request)
+            input = .command(command)
+            now = withTask == 0 ? answerNow(command) : nil
+        } catch {
+            input = .refused(error)
+            now = .failure(error)
+        }
+        if withTask == 0, let now {
+            var reply = now.replyLine
             reply.append(0x0A)
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: reply)), promise: nil)
             return
         }
         withTask += 1
-        context.fireChannelRead(wrapInboundOut(.request(request)))
+        context.fireChannelRead(wrapInboundOut(input))
     }
 
     /// The task answered a request handed to it (its reply is written).

@@ -106,34 +106,35 @@ final class ControlServer: Service {
         do {
             try await connection.executeThenClose { inbound, outbound in
                 for try await input in inbound {
-                    let request: ControlRequest
+                    let command: ControlCommand
                     switch input {
-                    case .request(let decoded):
-                        request = decoded
+                    case .command(let decoded):
+                        command = decoded
+                    case .refused(let error):
+                        try await outbound.write(Self.line(.failure(error)))
+                        accepted.requests.answered()
+                        continue
                     case .malformed(let line):
                         logger.warning("dropping a control client: not a request: \(Self.describe(line))")
                         return
                     }
-                    if request.command == "push" {
-                        try await push(request, outbound: outbound)
+                    switch command {
+                    case .push(let path, let peer, let name):
+                        try await push(path, to: peer, named: name, outbound: outbound)
                         accepted.requests.answered()
-                        continue
-                    }
-                    if request.command == "watch" {
+                    case .watch:
                         try await watch(accepted.watch, channel: connection.channel)
                         return
-                    }
-                    if request.command == "streams" {
+                    case .streams:
                         // Subscribed before the reply: a stream opened once the client has read it is its.
                         let reports = dispatcher.desk.subscribe()
-                        try await outbound.write(ByteBuffer(bytes: Data(#"{"ok":true,"result":{}}"#.utf8) + [0x0A]))
+                        try await outbound.write(Self.line(.success(.subscribed)))
                         try await listen(reports, outbound: outbound, until: connection.channel.closeFuture)
                         return
+                    default:
+                        try await outbound.write(Self.line(await dispatcher.handle(command)))
+                        accepted.requests.answered()
                     }
-                    var reply = await dispatcher.handle(request)
-                    reply.append(0x0A)
-                    try await outbound.write(ByteBuffer(bytes: reply))
-                    accepted.requests.answered()
                 }
             }
         } catch let error as ControlLineDecoder.LineTooLong {
@@ -145,50 +146,46 @@ final class ControlServer: Service {
 
     /// Sends a file to a peer: a progress line at most every 100 ms, then the result. A client that goes away
     /// cancels the transfer (its next progress line cannot be written).
-    private func push(_ request: ControlRequest, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
-        func line(_ data: Data) -> ByteBuffer { ByteBuffer(bytes: data + [0x0A]) }
-        guard let path = request.path, path.hasPrefix("/"), let wanted = request.peer else {
-            try await outbound.write(line(ControlDispatcher.failure("push needs an absolute path and a peer")))
-            return
-        }
+    private func push(
+        _ path: String, to wanted: String, named name: String?, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async throws {
         let peer: PeerInfo
         do {
             peer = try await dispatcher.member(named: wanted)
         } catch let error as SessionError {
-            try await outbound.write(line(ControlDispatcher.failure(error.message)))
+            try await outbound.write(Self.line(.failure(ControlError(error.message))))
             return
         }
         let session = dispatcher.session
         let (progress, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(16))
         let started = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Data.self) { group in
+        try await withThrowingTaskGroup(of: Result<ControlResult, ControlError>.self) { group in
             group.addTask {
                 defer { continuation.finish() }
                 do {
-                    let final = try await session.sendResource(at: path, named: request.name, to: peer.peerID) {
+                    let final = try await session.sendResource(at: path, named: name, to: peer.peerID) {
                         continuation.yield($0)
                     }
                     let elapsed = ContinuousClock.now - started
                     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                    return ControlDispatcher.reply(ControlDispatcher.result(final, seconds: seconds))
+                    return .success(.transfer(ControlDispatcher.result(final, seconds: seconds)))
                 } catch let error as SessionError {
-                    return ControlDispatcher.failure(error.message)
+                    return .failure(ControlError(error.message))
                 } catch {
-                    return ControlDispatcher.failure("\(error)")
+                    return .failure(ControlError("\(error)"))
                 }
             }
             for await update in progress where !update.phase.isFinal {
-                try await outbound.write(line(ControlDispatcher.reply(ControlDispatcher.result(update))))
+                try await outbound.write(Self.line(.success(.transfer(ControlDispatcher.result(update)))))
             }
-            if let last = try await group.next() { try await outbound.write(line(last)) }
+            if let last = try await group.next() { try await outbound.write(Self.line(last)) }
         }
     }
 
     /// Makes the connection a watcher: the reply, then the events, written by the hub on the loop as they happen,
     /// until the client goes away or the session ends (the hub closes the connection then); cancelled, closes it.
     private func watch(_ writer: NIOLoopBound<WatchWriter>, channel: any Channel) async throws {
-        let reply = ByteBuffer(bytes: Data(#"{"ok":true,"result":{}}"#.utf8) + [0x0A])
-        dispatcher.hub.watch(writer, reply: reply, closed: channel.closeFuture)
+        dispatcher.hub.watch(writer, reply: Self.line(.success(.subscribed)), closed: channel.closeFuture)
         try await withTaskCancellationHandler {
             try await channel.closeFuture.get()
         } onCancel: {
@@ -213,6 +210,11 @@ final class ControlServer: Service {
             try await group.next()
             group.cancelAll()  // ends the subscription
         }
+    }
+
+    /// A reply's line, with its newline.
+    private static func line(_ reply: Result<ControlResult, ControlError>) -> ByteBuffer {
+        ByteBuffer(bytes: reply.replyLine + [0x0A])
     }
 
     private static func describe(_ line: ByteBuffer) -> String {

@@ -3,13 +3,13 @@ import SessionControl
 
 /// A request line read without `JSONDecoder` when it has the common shape: one JSON object whose members are each a
 /// string of printable ASCII without escapes, or an integer without fraction or exponent, under a key of
-/// `ControlRequest` of that type (`{"command": "increment", "count": 1}`). Anything else (another key, a number with a
+/// `ControlRequestLine` of that type (`{"command": "increment", "count": 1}`). Anything else (another key, a number with a
 /// fraction, an escape, `null`, a key twice, an integer of 19 digits or more) is not read here but by `JSONDecoder`,
 /// which then decides alone; what is read here is what `JSONDecoder` reads from the same line. An increment's request
 /// is read in a fraction of the decoder's time, on the way from the socket to the counter.
 enum FlatRequest {
     /// The request in `line`, or nil when the line is not of that shape.
-    static func parse(_ line: ByteBuffer) -> ControlRequest? {
+    static func parse(_ line: ByteBuffer) -> ControlRequestLine? {
         line.withUnsafeReadableBytes { bytes in
             var parser = Parser(bytes: bytes)
             return parser.request()
@@ -30,10 +30,10 @@ enum FlatRequest {
             "transfer", "code",
         ]
 
-        mutating func request() -> ControlRequest? {
+        mutating func request() -> ControlRequestLine? {
             skipSpace()
             guard take(UInt8(ascii: "{")) else { return nil }
-            var request = ControlRequest(command: "")
+            var request = ControlRequestLine(command: "")
             var seen = 0
             skipSpace()
             repeat {
@@ -55,7 +55,7 @@ enum FlatRequest {
 
         /// Reads the value of member `key` into `request`; false when it is not of the key's type, or not of the
         /// shape read here.
-        private mutating func member(_ key: String, into request: inout ControlRequest) -> Bool {
+        private mutating func member(_ key: String, into request: inout ControlRequestLine) -> Bool {
             switch key {
             case "count", "view", "size":
                 guard let number = integer(), let value = Int(exactly: number) else { return false }

@@ -42,14 +42,14 @@ extension Check {
 
         // The daemon says that bluetoothd serves its face.
         let throughBluetoothd = await waitUntil(.seconds(10), every: .milliseconds(100)) {
-            daemon.call(ControlRequest(command: "status"), as: StatusResult.self)?.gattFace == "bluetoothd"
+            daemon.call(ControlCommand.status, as: StatusResult.self)?.gattFace == "bluetoothd"
         }
         guard throughBluetoothd else {
             return [
                 Outcome(
                     check: "BlueZ: the daemon's GATT face through bluetoothd", passed: false,
                     detail: "status says gattFace "
-                        + "\(daemon.call(ControlRequest(command: "status"), as: StatusResult.self)?.gattFace ?? "none")"
+                        + "\(daemon.call(ControlCommand.status, as: StatusResult.self)?.gattFace ?? "none")"
                 )
             ]
         }
@@ -156,9 +156,9 @@ extension Check {
         // count at 7 (counterState of the daemon's own entry) and the move.
         let control = try daemon.client()
         for _ in 0..<2 {
-            _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
+            _ = try control.call(ControlCommand.increment(count: 1), as: IncrementResult.self)
         }
-        _ = try control.call(ControlRequest(command: "move", view: 0, x: 1, y: 2), as: DoneResult.self)
+        _ = try control.call(ControlCommand.move(view: 0, x: 1, y: 2), as: DoneResult.self)
         func events() -> [[String: Any]] { central.events.compactMap { $0["event"] as? [String: Any] } }
         func sawCount() -> Bool {
             events().contains {
@@ -173,7 +173,7 @@ extension Check {
             }
         }
         let notified = await waitUntil(.seconds(10), every: .milliseconds(100)) { sawCount() && sawMove() }
-        let stillServing = daemon.call(ControlRequest(command: "status"), as: StatusResult.self) != nil
+        let stillServing = daemon.call(ControlCommand.status, as: StatusResult.self) != nil
         let notifications = central.events.filter { $0["notification"] != nil }
         outcomes.append(
             Outcome(

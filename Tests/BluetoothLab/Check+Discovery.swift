@@ -43,7 +43,7 @@ extension Check {
         let controlA = try a.client()
         let controlB = try b.client()
         for _ in 0..<1_000 {
-            _ = try controlA.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
+            _ = try controlA.call(ControlCommand.increment(count: 1), as: IncrementResult.self)
         }
         let counted = await waitUntil(.seconds(30), every: .milliseconds(100)) { b.count(of: idA) == 1_000 }
         try? await Task.sleep(for: .seconds(1))
@@ -54,23 +54,23 @@ extension Check {
                 detail: "b counts a at \(final.map(String.init) ?? "?")"))
         var moved: [Bool] = []
         for (view, mover, control, watcher, holder) in [(UInt8(1), a, controlA, b, idA), (2, b, controlB, a, idB)] {
-            _ = try control.call(ControlRequest(command: "pickup", view: Int(view)), as: DoneResult.self)
+            _ = try control.call(ControlCommand.pickUp(view: Int(view)), as: DoneResult.self)
             _ = await waitUntil(.seconds(10), every: .milliseconds(100)) {
-                mover.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?
+                mover.call(ControlCommand.bubbles, as: [BubbleResult].self)?
                     .first { $0.view == Int(view) }?.holder == holder
             }
             for step in 1...3 {
                 _ = try control.call(
-                    ControlRequest(command: "move", view: Int(view), x: Double(7 * step), y: Double(11 * step)),
+                    ControlCommand.move(view: Int(view), x: Double(7 * step), y: Double(11 * step)),
                     as: DoneResult.self)
             }
             moved.append(
                 await waitUntil(.seconds(10), every: .milliseconds(100)) {
-                    let bubble = watcher.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?
+                    let bubble = watcher.call(ControlCommand.bubbles, as: [BubbleResult].self)?
                         .first { $0.view == Int(view) }
                     return bubble?.x == 21 && bubble?.y == 33 && bubble?.holder == holder
                 })
-            _ = try control.call(ControlRequest(command: "drop", view: Int(view)), as: DoneResult.self)
+            _ = try control.call(ControlCommand.drop(view: Int(view)), as: DoneResult.self)
         }
         outcomes.append(
             Outcome(

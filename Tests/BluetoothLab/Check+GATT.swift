@@ -53,10 +53,10 @@ extension Check {
         try? await Task.sleep(for: .seconds(3))
         let control = try daemon.client()
         for _ in 0..<2 {
-            _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
+            _ = try control.call(ControlCommand.increment(count: 1), as: IncrementResult.self)
         }
-        _ = try control.call(ControlRequest(command: "move", view: 0, x: 1, y: 2), as: DoneResult.self)
-        let stillServing = daemon.call(ControlRequest(command: "status"), as: StatusResult.self) != nil
+        _ = try control.call(ControlCommand.move(view: 0, x: 1, y: 2), as: DoneResult.self)
+        let stillServing = daemon.call(ControlCommand.status, as: StatusResult.self) != nil
         _ = await waitUntil(.seconds(45), every: .milliseconds(100)) { !client.isRunning }
         let output = client.stderr.replacingOccurrences(of: "\u{1B}", with: "")
         let lines = output.split(separator: "\n")

@@ -105,7 +105,7 @@ struct Check: AsyncParsableCommand {
         let control = try a.client()
         let counting = ContinuousClock.now
         for _ in 0..<increments {
-            _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
+            _ = try control.call(ControlCommand.increment(count: 1), as: IncrementResult.self)
         }
         let arrived = await waitUntil(.seconds(30), every: .milliseconds(100)) { b.count(of: idA) == increments }
         try? await Task.sleep(for: .seconds(1))
@@ -117,22 +117,22 @@ struct Check: AsyncParsableCommand {
                 detail: "b counts a at \(final.map(String.init) ?? "?") after \(ContinuousClock.now - counting)"))
 
         // Bubbles: a picks bubble 2 up, moves it, drops it; b sees the holder, the moves and the drop.
-        _ = try control.call(ControlRequest(command: "pickup", view: 2), as: DoneResult.self)
+        _ = try control.call(ControlCommand.pickUp(view: 2), as: DoneResult.self)
         let held = await waitUntil(.seconds(10), every: .milliseconds(100)) {
-            b.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first { $0.view == 2 }?.holder == idA
+            b.call(ControlCommand.bubbles, as: [BubbleResult].self)?.first { $0.view == 2 }?.holder == idA
         }
         for step in 1...5 {
             _ = try control.call(
-                ControlRequest(command: "move", view: 2, x: Double(10 * step), y: Double(20 * step)),
+                ControlCommand.move(view: 2, x: Double(10 * step), y: Double(20 * step)),
                 as: DoneResult.self)
         }
         let moved = await waitUntil(.seconds(10), every: .milliseconds(100)) {
-            let bubble = b.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first { $0.view == 2 }
+            let bubble = b.call(ControlCommand.bubbles, as: [BubbleResult].self)?.first { $0.view == 2 }
             return bubble?.x == 50 && bubble?.y == 100
         }
-        _ = try control.call(ControlRequest(command: "drop", view: 2), as: DoneResult.self)
+        _ = try control.call(ControlCommand.drop(view: 2), as: DoneResult.self)
         let dropped = await waitUntil(.seconds(10), every: .milliseconds(100)) {
-            b.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first { $0.view == 2 }?.holder == nil
+            b.call(ControlCommand.bubbles, as: [BubbleResult].self)?.first { $0.view == 2 }?.holder == nil
         }
         outcomes.append(
             Outcome(
@@ -148,7 +148,7 @@ struct Check: AsyncParsableCommand {
         let watch = try a.watch()
         kill(b.process.pid, SIGTERM)
         let left = await waitUntil(.seconds(10), every: .milliseconds(100)) {
-            watch.events.contains { $0.event.event == "peerLeft" && $0.event.peerID == idB }
+            watch.events.contains { $0.event.left(idB) }
         }
         a.stop()
         b.stop()
@@ -196,24 +196,24 @@ struct Check: AsyncParsableCommand {
         let started = ContinuousClock.now
         var asked: PairResult?
         _ = await waitUntil(.seconds(30), every: .milliseconds(200)) {
-            asked = a.call(ControlRequest(command: "pair", peer: idB), as: PairResult.self)
+            asked = a.call(ControlCommand.pair(peer: ControlCommand.peerID(hex: idB) ?? 0), as: PairResult.self)
             return asked?.pairing != nil
         }
         var shown: PairingResult?
         _ = await waitUntil(.seconds(10), every: .milliseconds(100)) {
-            shown = b.call(ControlRequest(command: "pairings"), as: [PairingResult].self)?.first
+            shown = b.call(ControlCommand.pairings, as: [PairingResult].self)?.first
             return shown != nil
         }
         let code = asked?.pairing?.code
         let same = code != nil && code == shown?.code
         if let code, same {
-            _ = b.call(ControlRequest(command: "pair", peer: idA, code: code), as: PairResult.self)
-            _ = a.call(ControlRequest(command: "pair", peer: idB, code: code), as: PairResult.self)
+            _ = b.call(ControlCommand.pair(peer: ControlCommand.peerID(hex: idA) ?? 0, code: code), as: PairResult.self)
+            _ = a.call(ControlCommand.pair(peer: ControlCommand.peerID(hex: idB) ?? 0, code: code), as: PairResult.self)
         }
         let linked = await waitUntil(.seconds(30), every: .milliseconds(100)) { a.connected == 1 && b.connected == 1 }
         let pairedAfter = ContinuousClock.now - started
         let peer = a.peers.first { $0.peerID == idB }
-        _ = a.call(ControlRequest(command: "increment", count: 10), as: IncrementResult.self)
+        _ = a.call(ControlCommand.increment(count: 10), as: IncrementResult.self)
         let counted = await waitUntil(.seconds(10), every: .milliseconds(100)) { b.count(of: idA) == 10 }
         return [
             Outcome(
@@ -315,7 +315,7 @@ struct Check: AsyncParsableCommand {
         var restoredAt: ContinuousClock.Instant?
         var onBluetooth = false
         for index in 1...2_000 {
-            _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
+            _ = try control.call(ControlCommand.increment(count: 1), as: IncrementResult.self)
             if index == 500 {
                 guard shell(["tc", "qdisc", "add", "dev", "lo", "root", "netem", "loss", "100%"]) else {
                     return outcomes + [Outcome(check: "silence the LAN path", passed: false, detail: "tc failed")]
@@ -339,27 +339,21 @@ struct Check: AsyncParsableCommand {
             states(a, idB).first == "lan active"
         }
         let events = watch.events
-        let lost = events.contains {
-            ($0.event.event == "peerLost" || $0.event.event == "peerLeft") && $0.event.peerID == idB
-        }
+        let lost = events.contains { $0.event == .peerLost(peerID: idB) || $0.event.left(idB) }
         var switchTime = "?"
         if let silencedAt {
             let before =
-                events.filter { $0.at <= silencedAt && $0.event.event == "counter" }.compactMap {
-                    $0.event.count
-                }.max() ?? 0
-            if let resumed = events.first(where: {
-                $0.at > silencedAt && $0.event.event == "counter" && $0.event.peerID == idB
-                    && ($0.event.count ?? 0) > before + 5
-            }) {
+                events.filter { $0.at <= silencedAt }.compactMap { $0.event.count(of: nil) }.max() ?? 0
+            if let resumed = events.first(where: { $0.at > silencedAt && ($0.event.count(of: idB) ?? 0) > before + 5 })
+            {
                 switchTime = "\(resumed.at - silencedAt)"
             }
         }
         var backTime = "?"
         if let restoredAt,
             let moved = events.first(where: {
-                $0.at > restoredAt && $0.event.event == "linkChanged" && $0.event.transport == "lan"
-                    && $0.event.state == "active"
+                guard $0.at > restoredAt, case .linkChanged(_, "lan", _, "active") = $0.event else { return false }
+                return true
             })
         {
             backTime = "\(moved.at - restoredAt)"

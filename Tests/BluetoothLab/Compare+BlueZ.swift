@@ -24,8 +24,7 @@ extension Compare {
             else { throw ValidationError("the LE daemons did not link under bluetoothd") }
             guard
                 let result = a.call(
-                    ControlRequest(
-                        command: "bench", count: count, peer: idB, transport: "le", channel: "reliable", size: 16),
+                    .bench(ControlCommand.Bench(peer: idB, transport: "le", count: count, size: 16)),
                     as: BenchResult.self)
             else { throw ValidationError("bench over le failed") }
             rows.append(
@@ -41,7 +40,7 @@ extension Compare {
         guard
             await waitUntil(
                 .seconds(15), every: .milliseconds(100),
-                { daemon.call(ControlRequest(command: "status"), as: StatusResult.self)?.gattFace == "bluetoothd" })
+                { daemon.call(ControlCommand.status, as: StatusResult.self)?.gattFace == "bluetoothd" })
         else { throw ValidationError("the daemon's GATT face is not served by bluetoothd") }
         let environment = ProcessInfo.processInfo.environment
         let tools = (environment["BTLAB_TOOLS"] ?? "") + "/root/usr/bin"

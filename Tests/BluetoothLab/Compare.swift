@@ -69,8 +69,7 @@ struct Compare: AsyncParsableCommand {
         ]
         for transport in ["lan", "rfcomm", "le"] {
             let result = a.call(
-                ControlRequest(
-                    command: "bench", count: count, peer: idB, transport: transport, channel: "reliable", size: 16),
+                .bench(ControlCommand.Bench(peer: idB, transport: transport, count: count, size: 16)),
                 as: BenchResult.self)
             guard let result else { throw ValidationError("bench over \(transport) failed") }
             rows.append(
@@ -129,10 +128,10 @@ extension Compare {
                 atPath: file, contents: Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
         else { throw ValidationError("cannot write \(file)") }
         let client = try sender.client()
-        try client.send(ControlRequest(command: "push", peer: peer, path: file, name: "push.bin"))
+        try client.send(ControlCommand.push(path: file, peer: peer, name: "push.bin"))
         try? await Task.sleep(for: .milliseconds(300))  // the transfer under way
         let result = sender.call(
-            ControlRequest(command: "bench", count: 30, peer: peer, transport: "rfcomm", channel: "reliable", size: 16),
+            ControlCommand.bench(ControlCommand.Bench(peer: peer, transport: "rfcomm", count: 30, size: 16)),
             as: BenchResult.self)
         var transfer: TransferResult?
         while let line = try? client.readLine(),

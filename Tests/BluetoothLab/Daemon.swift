@@ -52,7 +52,7 @@ final class Daemon {
         return (dialler, listener)
     }
 
-    func call<Result: Decodable>(_ request: ControlRequest, as type: Result.Type) -> Result? {
+    func call<Result: Decodable>(_ request: ControlCommand, as type: Result.Type) -> Result? {
         guard let client = try? ControlClient(path: "\(directory)/sock") else { return nil }
         client.setReadTimeout(seconds: 60)
         return try? client.call(request, as: type)
@@ -64,23 +64,23 @@ final class Daemon {
         return client
     }
 
-    var peerID: String? { call(ControlRequest(command: "status"), as: StatusResult.self)?.peerID }
-    var connected: Int { call(ControlRequest(command: "status"), as: StatusResult.self)?.peers ?? 0 }
-    var peers: [PeerResult] { call(ControlRequest(command: "peers"), as: [PeerResult].self) ?? [] }
+    var peerID: String? { call(ControlCommand.status, as: StatusResult.self)?.peerID }
+    var connected: Int { call(ControlCommand.status, as: StatusResult.self)?.peers ?? 0 }
+    var peers: [PeerResult] { call(ControlCommand.peers, as: [PeerResult].self) ?? [] }
 
     func count(of peer: String) -> UInt64? {
-        call(ControlRequest(command: "counter"), as: CounterResult.self)?.peers[peer]?.count
+        call(ControlCommand.counter, as: CounterResult.self)?.peers[peer]?.count
     }
 
     func links(to peer: String) -> [LinkResult] { peers.first { $0.peerID == peer }?.links ?? [] }
 
     /// This daemon's own count.
-    var localCount: UInt64? { call(ControlRequest(command: "counter"), as: CounterResult.self)?.local }
+    var localCount: UInt64? { call(ControlCommand.counter, as: CounterResult.self)?.local }
 
     /// Waits until bubble 0 is held by `holder` at (100.5, -20.25), where a central's pick-up and move put it.
     func heldAtTheCentralsMove(by holder: String) async -> Bool {
         await waitUntil(.seconds(15), every: .milliseconds(100)) {
-            let bubble = self.call(ControlRequest(command: "bubbles"), as: [BubbleResult].self)?.first { $0.view == 0 }
+            let bubble = self.call(ControlCommand.bubbles, as: [BubbleResult].self)?.first { $0.view == 0 }
             return bubble?.x == 100.5 && bubble?.y == -20.25 && bubble?.holder == holder
         }
     }
@@ -88,7 +88,7 @@ final class Daemon {
     /// A `watch` of this daemon's events, read on a thread of its own.
     func watch() throws -> EventLog {
         let client = try client()
-        try client.send(ControlRequest(command: "watch"))
+        try client.send(ControlCommand.watch)
         _ = try client.readLine()
         return EventLog(client)
     }
@@ -97,7 +97,7 @@ final class Daemon {
 /// Events of a `watch`, each with when it was read.
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
-    private var entries: [(at: ContinuousClock.Instant, event: EventResult)] = []
+    private var entries: [(at: ContinuousClock.Instant, event: ControlEvent)] = []
     private let client: ControlClient
 
     init(_ client: ControlClient) {
@@ -105,11 +105,25 @@ final class EventLog: @unchecked Sendable {
         client.setReadTimeout(seconds: 0)
         Thread.detachNewThread { [self] in
             while let line = try? self.client.readLine() {
-                guard let event = try? JSONDecoder().decode(EventResult.self, from: line) else { continue }
+                guard let event = try? JSONDecoder().decode(ControlEvent.self, from: line) else { continue }
                 lock.withLock { entries.append((.now, event)) }
             }
         }
     }
 
-    var events: [(at: ContinuousClock.Instant, event: EventResult)] { lock.withLock { entries } }
+    var events: [(at: ContinuousClock.Instant, event: ControlEvent)] { lock.withLock { entries } }
+}
+
+extension ControlEvent {
+    /// The peer said bye.
+    func left(_ peer: String) -> Bool {
+        guard case .peerLeft(peer, _) = self else { return false }
+        return true
+    }
+
+    /// A counter event's count: `peer`'s, or anyone's when nil.
+    func count(of peer: String?) -> UInt64? {
+        guard case .counter(let who, let count, _) = self, peer == nil || who == peer else { return nil }
+        return count
+    }
 }

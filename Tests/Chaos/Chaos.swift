@@ -176,7 +176,7 @@ struct Chaos: AsyncParsableCommand {
         report.print(json: json)
         if !passed {
             for host in 1...hosts {
-                let peers = daemons.call(host, ControlRequest(command: "peers"), as: [PeerResult].self) ?? []
+                let peers = daemons.call(host, ControlCommand.peers, as: [PeerResult].self) ?? []
                 log(
                     "host \(host) (\(ids[host - 1])) sees: "
                         + peers.map { "\($0.peerID) \($0.state) \($0.endpoints)" }.joined(separator: "; "))
@@ -262,14 +262,14 @@ final class Daemons: Sendable {
         try path(host, "/run/lansession/sessiond.sock")
     }
 
-    func call<Result: Decodable>(_ host: Int, _ request: ControlRequest, as type: Result.Type) -> Result? {
+    func call<Result: Decodable>(_ host: Int, _ request: ControlCommand, as type: Result.Type) -> Result? {
         guard let client = try? ControlClient(path: try socketPath(host)) else { return nil }
         client.setReadTimeout(seconds: 5)
         return try? client.call(request, as: type)
     }
 
     func peerID(_ host: Int) throws -> String {
-        guard let status = call(host, ControlRequest(command: "status"), as: StatusResult.self) else {
+        guard let status = call(host, ControlCommand.status, as: StatusResult.self) else {
             throw ValidationError("host \(host) does not answer")
         }
         return status.peerID
@@ -277,7 +277,7 @@ final class Daemons: Sendable {
 
     func allConnected() -> Bool {
         (1...hosts).allSatisfy {
-            call($0, ControlRequest(command: "status"), as: StatusResult.self)?.peers == hosts - 1
+            call($0, ControlCommand.status, as: StatusResult.self)?.peers == hosts - 1
         }
     }
 
@@ -285,8 +285,8 @@ final class Daemons: Sendable {
     func views() -> [Int: [String: UInt64]] {
         var views: [Int: [String: UInt64]] = [:]
         for host in 1...hosts {
-            guard let counter = call(host, ControlRequest(command: "counter"), as: CounterResult.self),
-                let status = call(host, ControlRequest(command: "status"), as: StatusResult.self)
+            guard let counter = call(host, ControlCommand.counter, as: CounterResult.self),
+                let status = call(host, ControlCommand.status, as: StatusResult.self)
             else { continue }
             var view = counter.peers.mapValues(\.count)
             view[status.peerID] = counter.local
@@ -334,7 +334,7 @@ final class Driver: @unchecked Sendable {
                     continue
                 }
                 if inDoubt {
-                    guard let counter = try? connected.call(ControlRequest(command: "counter"), as: CounterResult.self)
+                    guard let counter = try? connected.call(ControlCommand.counter, as: CounterResult.self)
                     else {
                         client = nil
                         continue
@@ -350,7 +350,7 @@ final class Driver: @unchecked Sendable {
             }
             guard let connected = client else { continue }
             do {
-                try connected.send(ControlRequest(command: "increment", count: 1))
+                try connected.send(ControlCommand.increment(count: 1))
                 inDoubt = true
                 let line = try connected.readLine()
                 inDoubt = false
@@ -365,7 +365,7 @@ final class Driver: @unchecked Sendable {
         // A request still in doubt at the end is settled from the daemon's own count.
         let deadline = ContinuousClock.now + .seconds(15)
         while inDoubt && ContinuousClock.now < deadline {
-            if let counter = daemons.call(host, ControlRequest(command: "counter"), as: CounterResult.self) {
+            if let counter = daemons.call(host, ControlCommand.counter, as: CounterResult.self) {
                 if counter.local == acknowledged + 1 {
                     acknowledged += 1
                     resolved += 1

@@ -93,7 +93,7 @@ final class FileTraffic: Sendable {
             return false
         }
         do {
-            try client.send(ControlRequest(command: "push", peer: ids[to - 1], path: "/run/chaos/\(name)", name: name))
+            try client.send(ControlCommand.push(path: "/run/chaos/\(name)", peer: ids[to - 1], name: name))
             while true {
                 let line = try client.readLine()
                 guard let reply = try? JSONDecoder().decode(Reply.self, from: line) else {

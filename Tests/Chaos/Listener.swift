@@ -10,15 +10,17 @@ import SessionControl
 /// timeline as `away`.
 final class Listener: @unchecked Sendable {
     let host: Int
-    let command: String
+    let command: ControlCommand
     let away: Timeline.Kind
     let daemons: Daemons
     let handle: @Sendable (Data) -> Void
     private let lock = NSLock()
     private var connected = false
 
-    init(host: Int, command: String, away: Timeline.Kind, daemons: Daemons, handle: @escaping @Sendable (Data) -> Void)
-    {
+    init(
+        host: Int, command: ControlCommand, away: Timeline.Kind, daemons: Daemons,
+        handle: @escaping @Sendable (Data) -> Void
+    ) {
         self.host = host
         self.command = command
         self.away = away
@@ -39,7 +41,7 @@ final class Listener: @unchecked Sendable {
                     continue
                 }
                 do {
-                    try client.send(ControlRequest(command: command))
+                    try client.send(command)
                     _ = try client.readLine()  // {"ok":true,"result":{}}: subscribed
                     lock.withLock { connected = true }
                     daemons.timeline.end(away, host: host)

@@ -112,9 +112,7 @@ final class MessageTraffic: Sendable {
                 state.attempts[pair, default: []].append(Attempt(seq: seq, started: .now))
                 return state.attempts[pair]!.count - 1
             }
-            let request = ControlRequest(
-                command: "send", peer: ids[to - 1], channel: "reliable",
-                data: Data(Self.text(pair, seq: seq).utf8).base64EncodedString())
+            let request = ControlCommand.send(data: Data(Self.text(pair, seq: seq).utf8), peer: ids[to - 1])
             do {
                 try connected.send(request)
                 let line = try connected.readLine()

@@ -23,19 +23,18 @@ final class PayloadRun: Sendable {
         let timeline = daemons.timeline
         listeners =
             (1...daemons.hosts).map { host in
-                Listener(host: host, command: "watch", away: .watcherAway, daemons: daemons) { line in
-                    guard let event = try? JSONDecoder().decode(EventResult.self, from: line) else { return }
-                    switch event.event {
-                    case "data": if let text = event.text { messages.received(text, on: host) }
-                    case "peerConnected", "linkChanged":
+                Listener(host: host, command: .watch, away: .watcherAway, daemons: daemons) { line in
+                    guard let event = try? JSONDecoder().decode(ControlEvent.self, from: line) else { return }
+                    switch event {
+                    case .data(_, let data, _):
+                        if let text = String(validating: data, as: UTF8.self) { messages.received(text, on: host) }
+                    case .peerConnected(let peer, _), .linkChanged(let peer, _, _, "active"):
                         // A link to the peer became its active one (after a restart of the peer: to its new
                         // incarnation); a restart that is quicker than the loss of the old link shows only so.
-                        if let peer = event.peerID, event.event == "peerConnected" || event.state == "active" {
-                            messages.connected(peer, on: host)
-                        }
-                    case "peerLost":
-                        if let peer = event.peerID { messages.lost(peer, on: host) }
-                    case "eventsMissed":
+                        messages.connected(peer, on: host)
+                    case .peerLost(let peer):
+                        messages.lost(peer, on: host)
+                    case .eventsMissed:
                         // Events this watcher never got: as if it had been away for an instant.
                         timeline.begin(.watcherAway, host: host)
                         timeline.end(.watcherAway, host: host)
@@ -44,7 +43,7 @@ final class PayloadRun: Sendable {
                 }
             }
             + (1...daemons.hosts).map { host in
-                Listener(host: host, command: "streams", away: .streamListenerAway, daemons: daemons) { line in
+                Listener(host: host, command: .streams, away: .streamListenerAway, daemons: daemons) { line in
                     streams.reported(line)
                 }
             }
@@ -94,7 +93,7 @@ final class PayloadRun: Sendable {
         var transfersLeft = 0
         _ = await waitUntil(timeout, every: .milliseconds(250)) {
             transfersLeft = (1...daemons.hosts).reduce(0) { sum, host in
-                sum + (daemons.call(host, ControlRequest(command: "transfers"), as: [TransferResult].self)?.count ?? 1)
+                sum + (daemons.call(host, ControlCommand.transfers, as: [TransferResult].self)?.count ?? 1)
             }
             return messages.check(timeline: timeline).lost == 0 && streams.check(timeline: timeline).lost == 0
                 && transfersLeft == 0

@@ -79,7 +79,7 @@ final class StreamTraffic: Sendable {
             }
             let outcome: Outcome
             do {
-                try client.send(ControlRequest(command: "stream", peer: ids[to - 1], path: "/run/chaos/\(name)"))
+                try client.send(ControlCommand.stream(path: "/run/chaos/\(name)", peer: ids[to - 1]))
                 let line = try client.readLine()
                 if let result = try? JSONDecoder().decode(Reply.self, from: line), result.ok,
                     let digest = result.result?.sha256

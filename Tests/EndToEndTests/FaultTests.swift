@@ -33,7 +33,7 @@ struct FaultTests {
         // Host 1 counts 100 one by one; host 3 receives them, host 2 cannot; host 1 keeps them for host 2.
         let control = try cluster.control(1)
         for _ in 0..<100 {
-            _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
+            _ = try control.call(ControlCommand.increment(count: 1), as: IncrementResult.self)
         }
         #expect(await waitUntil(.seconds(5), every: .milliseconds(50)) { cluster.counts(3)?[ids[1]!] == 100 })
         // Bounce 2-3 so that host 3's state reaches host 2 at a reconnect too (as before anti-entropy).

@@ -44,7 +44,7 @@ struct PathTests {
         let control = try cluster.control(2)
         var downAt: ContinuousClock.Instant?
         for index in 1...3_000 {
-            _ = try control.call(ControlRequest(command: "increment", count: 1), as: IncrementResult.self)
+            _ = try control.call(ControlCommand.increment(count: 1), as: IncrementResult.self)
             if index == 1_000 {
                 try cluster.lab.setLink(2, interface: interface, up: false)
                 downAt = .now

@@ -10,8 +10,6 @@ import Testing
     .disabled(if: TestLab.unavailableReason != nil, Comment(rawValue: TestLab.unavailableReason ?? ""))
 )
 struct PayloadEndToEndTests {
-    static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
-
     @Test("100 data messages from host 1 arrive at host 2 in order; one sent to all reaches hosts 2 and 3 only once")
     func dataInOrder() async throws {
         let cluster = try await Cluster.mesh(3)
@@ -25,7 +23,7 @@ struct PayloadEndToEndTests {
         let control = try cluster.control(1)
         for index in 0..<100 {
             let result = try control.call(
-                ControlRequest(command: "send", peer: "h2", data: Self.base64("message \(index)")), as: SendResult.self)
+                ControlCommand.send(data: Data("message \(index)".utf8), peer: "h2"), as: SendResult.self)
             #expect(result.peers.count == 1)
         }
         let everyone = try cluster.client(1, ["send", "--all", "--text", "to everyone"]) as? [String: Any]
@@ -89,7 +87,7 @@ struct PayloadEndToEndTests {
         #expect(texts() == ["sent while away"])
         for host in 1...2 {
             let underWay = try cluster.control(host).call(
-                ControlRequest(command: "transfers"), as: [TransferResult].self)
+                ControlCommand.transfers, as: [TransferResult].self)
             #expect(underWay.isEmpty, "host \(host) has transfers under way: \(underWay)")
         }
     }
@@ -135,7 +133,7 @@ struct PayloadEndToEndTests {
         while !push.events.contains(where: { $0["phase"] as? String == "finished" }) && push.exitStatus == -1
             && increments < 2000
         {
-            _ = try control.call(ControlRequest(command: "increment"), as: IncrementResult.self)
+            _ = try control.call(ControlCommand.increment(), as: IncrementResult.self)
             increments += 1
         }
         #expect(increments > 0, "increments were made during the transfer")

@@ -17,7 +17,7 @@ struct RestartTests {
     /// The peers `host` sees connected, by id (none while its daemon does not answer).
     func connected(_ cluster: Cluster, _ host: Int) -> Set<String> {
         guard let control = try? cluster.control(host),
-            let peers = try? control.call(ControlRequest(command: "peers"), as: [PeerResult].self)
+            let peers = try? control.call(ControlCommand.peers, as: [PeerResult].self)
         else { return [] }
         return Set(peers.filter { $0.state == "connected" }.map(\.peerID))
     }

@@ -12,8 +12,9 @@ import Testing
 struct ControlRequestHandlerTests {
     /// Answers `increment` at once with its count; hands anything else on.
     static func channel() -> (EmbeddedChannel, ControlRequestHandler) {
-        let handler = ControlRequestHandler { request in
-            request.command == "increment" ? Data(#"{"local":\#(request.count ?? 1)}"#.utf8) : nil
+        let handler = ControlRequestHandler { command in
+            guard case .increment(let count) = command else { return nil }
+            return .success(.increment(IncrementResult(local: UInt64(count))))
         }
         return (EmbeddedChannel(handler: handler), handler)
     }
@@ -33,7 +34,8 @@ struct ControlRequestHandlerTests {
         var commands: [String] = []
         while let input = try channel.readInbound(as: ControlInput.self) {
             switch input {
-            case .request(let request): commands.append(request.command)
+            case .command(let command): commands.append(command.name)
+            case .refused(let error): commands.append("?" + error.message)
             case .malformed: commands.append("!")
             }
         }
@@ -44,7 +46,7 @@ struct ControlRequestHandlerTests {
     func answeredOnTheLoop() throws {
         let (channel, _) = Self.channel()
         try Self.send(channel, #"{"command": "increment", "count": 3}"#)
-        #expect(try Self.replies(channel) == [#"{"local":3}"# + "\n"])
+        #expect(try Self.replies(channel) == [#"{"ok":true,"result":{"local":3}}"# + "\n"])
         #expect(try Self.handedOn(channel).isEmpty)
         _ = try channel.finish()
     }
@@ -62,7 +64,7 @@ struct ControlRequestHandlerTests {
         handler.answered()
         handler.answered()
         try Self.send(channel, #"{"command": "increment"}"#)
-        #expect(try Self.replies(channel) == [#"{"local":1}"# + "\n"])
+        #expect(try Self.replies(channel) == [#"{"ok":true,"result":{"local":1}}"# + "\n"])
         _ = try channel.finish()
     }
 
@@ -74,6 +76,20 @@ struct ControlRequestHandlerTests {
         try Self.send(channel, #"{"command": "increment"}"#)
         #expect(try Self.handedOn(channel) == ["!", "!", "increment"])
         #expect(try Self.replies(channel).isEmpty)
+        _ = try channel.finish()
+    }
+
+    @Test("a refused request is answered on the loop when nothing is with the task, and follows the task's otherwise")
+    func refused() throws {
+        let (channel, handler) = Self.channel()
+        try Self.send(channel, #"{"command": "fly"}"#)
+        #expect(try Self.replies(channel) == [#"{"ok":false,"error":"unknown command \"fly\""}"# + "\n"])
+        try Self.send(channel, #"{"command": "status"}"#)
+        try Self.send(channel, #"{"command": "move", "view": 1}"#)
+        #expect(try Self.handedOn(channel) == ["status", "?move needs x and y"])
+        #expect(try Self.replies(channel).isEmpty)
+        handler.answered()
+        handler.answered()
         _ = try channel.finish()
     }
 }

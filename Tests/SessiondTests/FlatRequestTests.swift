@@ -9,11 +9,11 @@ import Testing
 /// Requests read without JSONDecoder: the common shape, and never anything JSONDecoder would read otherwise.
 @Suite("FlatRequest")
 struct FlatRequestTests {
-    static func decoded(_ text: String) -> ControlRequest? {
-        try? JSONDecoder().decode(ControlRequest.self, from: Data(text.utf8))
+    static func decoded(_ text: String) -> ControlRequestLine? {
+        try? JSONDecoder().decode(ControlRequestLine.self, from: Data(text.utf8))
     }
 
-    static func fast(_ text: String) -> ControlRequest? {
+    static func fast(_ text: String) -> ControlRequestLine? {
         FlatRequest.parse(ByteBuffer(string: text))
     }
 

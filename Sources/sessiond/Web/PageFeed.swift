@@ -11,20 +11,20 @@ struct PageFeed: Sendable {
 
     /// Everything the page shows now.
     func snapshot() async -> PageSnapshot {
-        let status = await call("status", as: StatusResult.self)
+        let status = try? await dispatcher.status()
         return PageSnapshot(
             this: PageSelf(
                 peerID: status?.peerID ?? "", name: status?.name ?? "", fingerprint: status?.fingerprint ?? "",
                 admission: status?.admission ?? ""),
             layout: await layout(), bubbles: await bubbles(),
             counter: await counter() ?? CounterResult(local: 0, peers: [:], total: 0),
-            peers: await peers(), pairings: await call("pairings", as: [PairingResult].self) ?? [])
+            peers: await peers(), pairings: await pairings())
     }
 
-    func bubbles() async -> [BubbleResult] { await call("bubbles", as: [BubbleResult].self) ?? [] }
-    func counter() async -> CounterResult? { await call("counter", as: CounterResult.self) }
-    func peers() async -> [PeerResult] { await call("peers", as: [PeerResult].self) ?? [] }
-    func pairings() async -> [PairingResult] { await call("pairings", as: [PairingResult].self) ?? [] }
+    func bubbles() async -> [BubbleResult] { (try? await dispatcher.bubbles()) ?? [] }
+    func counter() async -> CounterResult? { try? await dispatcher.counter() }
+    func peers() async -> [PeerResult] { (try? await dispatcher.peers()) ?? [] }
+    func pairings() async -> [PairingResult] { (try? await dispatcher.pairings()) ?? [] }
 
     func layout() async -> [PageLayoutEntry] {
         guard let layout = try? await dispatcher.app.layout() else { return [] }
@@ -77,10 +77,10 @@ struct PageFeed: Sendable {
 
     /// Carries out what the page asked; nil when done, otherwise why not.
     func perform(_ operation: PageOperation) async -> String? {
-        var request = ControlRequest(command: "")
+        let command: ControlCommand
         switch operation.op {
         case "move":
-            // A drag sends one a frame: straight to the app, without a control reply made and read back.
+            // A drag sends one a frame: straight to the app, without a control reply made.
             guard let view = operation.view, view >= 0, BubbleBoard.isValid(UInt8(clamping: view)),
                 let x = operation.x, let y = operation.y
             else { return "move needs a bubble (0, 1, 2), x and y" }
@@ -92,34 +92,21 @@ struct PageFeed: Sendable {
             }
         case "pickup", "drop":
             guard let view = operation.view else { return "\(operation.op) needs a view" }
-            request.command = operation.op
-            request.view = view
-            request.x = operation.x
-            request.y = operation.y
+            command = operation.op == "pickup" ? .pickUp(view: view) : .drop(view: view, x: operation.x, y: operation.y)
         case "increment":
-            request.command = "increment"
-            request.count = 1
-        case "pair":
-            request.command = "pair"
-            request.peer = operation.peer
-            request.code = operation.code
-        case "reject":
-            request.command = "unpair"
-            request.peer = operation.peer
+            command = .increment(count: 1)
+        case "pair", "reject":
+            guard let text = operation.peer, let peer = ControlCommand.peerID(hex: text) else {
+                let name = operation.op == "pair" ? "pair" : "unpair"
+                return "\(name) needs a peer id (16 hex digits), got \(operation.peer ?? "none")"
+            }
+            command = operation.op == "pair" ? .pair(peer: peer, code: operation.code) : .unpair(peer: peer)
         default:
             return "unknown operation \(operation.op)"
         }
-        let reply = await dispatcher.handle(request)
-        guard let head = try? JSONDecoder().decode(ControlReplyHead.self, from: reply) else { return "no answer" }
-        return head.ok ? nil : head.error ?? "refused"
-    }
-
-    private func call<Result: Decodable & Codable & Sendable>(
-        _ command: String, as type: Result.Type
-    ) async
-        -> Result?
-    {
-        let reply = await dispatcher.handle(ControlRequest(command: command))
-        return (try? JSONDecoder().decode(ControlReply<Result>.self, from: reply))?.result
+        switch await dispatcher.handle(command) {
+        case .success: return nil
+        case .failure(let error): return error.message
+        }
     }
 }
