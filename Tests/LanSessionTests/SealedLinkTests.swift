@@ -323,9 +323,12 @@ struct SealedLinkTests {
             #expect(requests.first?.code == keys.pairingCode)
             // A wrong code is refused; the right one sends confirm; the peer's confirm then makes the pair.
             let wrong = keys.pairingCode == "000000" ? "000001" : "000000"
-            #expect(throws: SessionError.self) {
+            let refusal = #expect(throws: SessionError.self) {
                 try embedded.core.confirmPairing(with: peer.identity.peerID, code: wrong)
             }
+            #expect(refusal?.message.contains("the pairing goes on") == true, "\(String(describing: refusal))")
+            #expect(embedded.core.pairings.requests.map(\.peerID) == [peer.identity.peerID], "a wrong code ended it")
+            #expect(try peer.open(try embedded.outbound(channel)).isEmpty, "a wrong code sent something")
             try embedded.core.confirmPairing(with: peer.identity.peerID, code: keys.pairingCode)
             #expect(try peer.open(try embedded.outbound(channel)) == [.pairing(.confirm)])
             #expect(embedded.core.trusted.devices.isEmpty)
