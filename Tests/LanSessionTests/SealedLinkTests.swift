@@ -319,6 +319,7 @@ struct SealedLinkTests {
             #expect(channel.isActive)
             let requests = embedded.core.pairings.requests
             #expect(requests.map(\.peerID) == [peer.identity.peerID])
+            #expect(embedded.core.peerInfos().isEmpty, "a stranger is listed among the peers")
             // Both sides show the same code: the handshake hash's.
             #expect(requests.first?.code == keys.pairingCode)
             // A wrong code is refused; the right one sends confirm; the peer's confirm then makes the pair.
