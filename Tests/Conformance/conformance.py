@@ -91,6 +91,7 @@ Checks (the names are stable):
     stream_taken              10.2   with a `session-client streams` listener: credit, chunks, end; the listener
                                      reports every byte and the SHA-256
     resource                  10.3   a resource pushed by this peer: credit, chunks, SHA-256, stored byte for byte
+    resource_name             10.3   resources named dir/x and ../x: streamEnd(side 1, declined), no credit
 """
 
 import argparse
@@ -2356,6 +2357,28 @@ class Run:
             return False, f"section 11.10: expected streamEnd(side 1, declined 3), got {end}"
         return True, "a byte stream to sessiond: streamEnd(side 1, declined)"
 
+    def check_resource_name(self):
+        """10.3, 11.10: a resource whose name is no file name (a `/` in it) is declined whole, not stored under its
+        last component."""
+        pair, link = self.connect()
+        names = {1: b"dir/x", 2: b"../x"}
+        for stream_id, name in names.items():
+            pair.send_seq(msg(STREAM_OPEN, lp.varint(stream_id), bytes([1]), lp.blob(name), lp.varint(1),
+                              secrets.token_bytes(16)))
+        ok = pair.wait(lambda: {m["f"]["id"] for m in pair.of_kind(STREAM_END)} >= set(names), 3)
+        problems = list(pair.violations)
+        link.bye()
+        if not ok:
+            return False, "section 11.10: a resource named with a `/` got no streamEnd within 3 s"
+        for stream_id, name in names.items():
+            end = next(m["f"] for m in pair.of_kind(STREAM_END) if m["f"]["id"] == stream_id)
+            if (end["side"], end["status"]) != (1, 3):
+                problems.append(f"section 10.3: {name.decode()!r}: expected streamEnd(side 1, declined 3), got {end}")
+        credited = [m["f"] for m in pair.of_kind(STREAM_CREDIT)]
+        if credited:
+            problems.append(f"section 10.3: a resource named with a `/` got credit {credited}")
+        return not problems, "; ".join(problems) or "dir/x and ../x: streamEnd(side 1, declined), no credit"
+
     def check_stream_taken(self):
         """10.2, 11.10: with a `streams` listener on its control socket, sessiond takes a byte stream, grants credit
         and reads it to its end; the listener reports every byte (count and SHA-256)."""
@@ -2539,6 +2562,7 @@ CHECKS = [
     ("stream_declined", "11.10", lambda r: r.check_stream_declined()),
     ("stream_taken", "10.2", lambda r: r.check_stream_taken()),
     ("resource", "10.3", lambda r: r.check_resource()),
+    ("resource_name", "10.3", lambda r: r.check_resource_name()),
 ]
 
 

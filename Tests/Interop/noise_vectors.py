@@ -5,12 +5,20 @@ Runs Noise_XX_25519_ChaChaPoly_SHA256, Noise_XXpsk3_25519_ChaChaPoly_SHA256, Noi
 Noise_XXpsk3_25519_AESGCM_SHA256 with Python's `noiseprotocol` package (`pip install noiseprotocol`, module `noise`)
 and fixed keys, and prints in hex what
 Tests/LinkCryptoTests/NoiseVectorTests.swift checks byte for byte: the three handshake messages, the handshake hash,
-one transport message each way, transport messages around a rekey (after every 3 messages), the datagram keys and
-the pairing code.
+one transport message each way, transport messages around a rekey (after every 3 messages), the datagram keys, the
+initiator's first sealed datagram and the pairing code.
+
+The sealed datagram (docs/wire-format.md, section 9.4) is made here with the `cryptography` package's AEADs, not with
+Noise's: header `88 77 66 55 44 33 22 11 05` (token 0x1122334455667788, datagram sequence 5), the counter 1 as `u64le`,
+then the sealed frame `02 27 01` (`counterIncrement` 1); the nonce is 4 zero bytes and the counter as `u64le` for
+ChaChaPoly, as `u64be` for AESGCM, the additional data the header and the counter.
 """
 
 import hashlib
+import struct
 import warnings
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 
 import noise.state
 from noise.connection import Keypair, NoiseConnection
@@ -23,6 +31,8 @@ PROLOGUE = b"LanSession v3 vectors"
 PSK = bytes(range(1, 33))
 DATAGRAM_LABEL = b"LanSession v3 datagrams"
 PAIRING_LABEL = b"LanSession v3 pairing code"
+DATAGRAM_HEADER = bytes.fromhex("887766554433221105")
+DATAGRAM_FRAME = bytes.fromhex("022701")
 
 # The fixed ephemeral keys are the point here: the package warns about them.
 warnings.filterwarnings("ignore", message="One of ephemeral keypairs is already set")
@@ -55,6 +65,17 @@ def connection(name, initiator, static, ephemeral, psk):
     return conn
 
 
+def sealed_datagram(name, key, counter):
+    """A datagram sealed with `key`: header, `u64le` counter, ciphertext and tag (section 9.4)."""
+    field = struct.pack("<Q", counter)
+    additional = DATAGRAM_HEADER + field
+    if "AESGCM" in name:
+        sealed = AESGCM(key).encrypt(b"\0" * 4 + struct.pack(">Q", counter), DATAGRAM_FRAME, additional)
+    else:
+        sealed = ChaCha20Poly1305(key).encrypt(b"\0" * 4 + field, DATAGRAM_FRAME, additional)
+    return additional + sealed
+
+
 def run(name, psk):
     initiator = connection(name, True, INITIATOR_STATIC, INITIATOR_EPHEMERAL, psk)
     responder = connection(name, False, RESPONDER_STATIC, RESPONDER_EPHEMERAL, psk)
@@ -85,6 +106,7 @@ def run(name, psk):
     keys = datagram_keys[id(initiator.noise_protocol)]
     assert keys == datagram_keys[id(responder.noise_protocol)]
     out["datagramKey1"], out["datagramKey2"] = keys
+    out["datagram"] = sealed_datagram(name, keys[0], 1)
     digest = hashlib.sha256(PAIRING_LABEL + out["handshakeHash"]).digest()
     code = "%06d" % (int.from_bytes(digest[:4], "big") % 1_000_000)
 

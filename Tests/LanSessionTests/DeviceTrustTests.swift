@@ -195,6 +195,58 @@ struct TrustedDevicesTests {
         }
     }
 
+    @Test("a trust message carries the sender's own statements, one per device, by subject; the order does not matter")
+    func shared() throws {
+        let (me, friend) = (DeviceIdentity.generate(), DeviceIdentity.generate())
+        let others = (0..<5).map { _ in DeviceIdentity.generate() }
+        var friends = set(friend)
+        _ = try friends.pair(publicKey: me.publicKey, signingKey: me.signingPublicKey, name: "me", now: Date())
+        for (index, other) in others.enumerated() {
+            _ = try friends.pair(
+                publicKey: other.publicKey, signingKey: other.signingPublicKey, name: "o\(index)", now: Date())
+        }
+        try friends.remove(others[0].peerID, now: Date())
+        var sets: [TrustedDevices] = []
+        for order in [friends.shared, friends.shared.reversed()] {
+            var mine = set(me)
+            _ = try mine.pair(
+                publicKey: friend.publicKey, signingKey: friend.signingPublicKey, name: "friend", now: Date())
+            for statement in order { _ = mine.accept(statement, now: Date()) }
+            sets.append(mine)
+        }
+        let shared = sets[0].shared
+        let subjects = shared.map { PeerID(publicKey: $0.subjectKey) }
+        #expect(shared.allSatisfy { $0.issuer == me.peerID }, "only its own statements")
+        #expect(subjects == subjects.sorted(), "by subject")
+        #expect(Set(subjects) == Set([friend.peerID] + others.map(\.peerID)), "one per device, none about itself")
+        #expect(shared.filter { $0.verb == .remove }.map(\.subjectKey) == [others[0].publicKey])
+        #expect(!sets[0].introductionsOfMe.isEmpty, "the introduction of itself is kept for its handshakes")
+        #expect(sets[0].devices.mapValues(\.version) == sets[1].devices.mapValues(\.version))
+        #expect(sets[0].removals.mapValues(\.version) == sets[1].removals.mapValues(\.version))
+    }
+
+    @Test("a statement of another verb is well formed, and ignored: neither applied nor re-issued")
+    func otherVerbs() throws {
+        let (me, friend, subject) = (DeviceIdentity.generate(), DeviceIdentity.generate(), DeviceIdentity.generate())
+        var mine = set(me)
+        _ = try mine.pair(publicKey: friend.publicKey, signingKey: friend.signingPublicKey, name: "f", now: Date())
+        var statement = TrustStatement(
+            verb: TrustStatement.Verb(rawValue: 3), subjectKey: subject.publicKey,
+            subjectSigningKey: subject.signingPublicKey, subjectName: "s", version: 9, time: 0, issuer: friend.peerID)
+        statement.signature = Array(try friend.signingKey.signature(for: statement.signedBytes(sessionName: session)))
+        let frame = try StreamFraming.encode(.trust([statement]))
+        var decoder = StreamDecoder()
+        decoder.append(contentsOf: frame)
+        #expect(try decoder.next() == .trust([statement]), "the codec keeps the verb")
+        let before = mine.shared
+        guard case .ignored = mine.accept(statement, now: Date()) else {
+            Issue.record("a statement of verb 3 was applied")
+            return
+        }
+        #expect(mine.devices[subject.peerID] == nil && mine.removals[subject.peerID] == nil)
+        #expect(mine.shared == before)
+    }
+
     @Test("the trusted set survives a save and a load; a file that is not one is refused, never replaced")
     func store() throws {
         let directory = FileManager.default.temporaryDirectory.path + "/trust-\(UInt64.random(in: 1...UInt64.max))"

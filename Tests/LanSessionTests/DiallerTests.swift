@@ -169,4 +169,27 @@ struct DiallerTests {
         loop.advanceTime(by: .seconds(5))
         #expect(session.dials.isEmpty, "a stopped dialler dials nothing")
     }
+
+    @Test("a static endpoint that led to a stranger is dialled again after its backoff; a member's is the member's")
+    func staticEndpointToAStranger() {
+        let session = FakeSession(loop: loop)
+        let dialler = dialler(session)
+        let endpoint = Endpoint(host: "10.0.0.7", port: 4000)
+        dialler.addStatic(endpoint)
+        dialler.start()
+        // Connected; a hello arrived, but the handshake made the link a stranger's, which then closed.
+        session.dials.removeFirst().promise.succeed()
+        dialler.linkClosed(dialling: endpoint, intended: nil, helloReceived: true)
+        #expect(session.dials.isEmpty, "not at once")
+        loop.advanceTime(by: .milliseconds(130))
+        #expect(session.dials.map(\.endpoint) == [endpoint] && session.dials[0].peer == nil)
+        // This time it leads to a member: the endpoint is that peer's, redialled with the peer, not on its own.
+        session.dials.removeFirst().promise.succeed()
+        dialler.staticEndpoint(endpoint, isPeer: peer)
+        dialler.linkClosed(dialling: endpoint, intended: nil, helloReceived: true)
+        loop.advanceTime(by: .seconds(5))
+        #expect(session.dials.isEmpty)
+        #expect(dialler.endpoints(of: peer) == [endpoint] && dialler.isStatic(peer))
+        dialler.stop()
+    }
 }

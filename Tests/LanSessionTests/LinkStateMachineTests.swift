@@ -200,7 +200,7 @@ struct LinkStateMachineSecretTests {
     @Test("a stranger may pair, ping and leave, and nothing else; pairing then admission goes on to the invitation")
     func stranger() {
         for message: Message in [
-            .invitation(invitation), .members([]), .counterIncrement(count: 1), .trust([]),
+            .members([]), .counterIncrement(count: 1), .trust([]),
             .resume(Resume(received: 0, nextSequence: 1)), .data([1]),
         ] {
             var machine = LinkStateMachine(role: .acceptor)
@@ -229,6 +229,28 @@ struct LinkStateMachineSecretTests {
         #expect(admitted.received(.pairing(.request)).last?.isClose == true, "pairing on a member's link")
     }
 
+    @Test("an invitation from a dialer this side does not trust is declined with notTrusted, not a protocol error")
+    func invitationFromAStranger() {
+        for pairing in [false, true] {
+            var machine = LinkStateMachine(role: .acceptor)
+            _ = machine.received(.hello(hello))
+            machine.handshake()
+            machine.becomeStranger()
+            if pairing { machine.startPairing() }
+            #expect(
+                machine.received(.invitation(invitation)) == [
+                    .send(.decline(.notTrusted)), .close("an invitation from an untrusted device"),
+                ])
+            #expect(machine.isClosed)
+        }
+        var dialer = LinkStateMachine(role: .dialer)
+        _ = dialer.received(.hello(hello))
+        dialer.handshake()
+        dialer.becomeStranger()
+        #expect(
+            dialer.received(.invitation(invitation)).first == .send(.bye(.protocolError)), "an acceptor's invitation")
+    }
+
     @Test("a stranger's link closes with notTrusted after its timeout; a pairing under way has the longer one")
     func strangerDeadline() {
         var idle = LinkStateMachine(role: .acceptor)
@@ -240,6 +262,7 @@ struct LinkStateMachineSecretTests {
                 openFor: .seconds(seconds), proofTimeout: .seconds(3), handshakeTimeout: .seconds(32),
                 strangerTimeout: .seconds(10), pairingTimeout: .seconds(120))
         }
+        #expect(tick(&idle, 4).isEmpty, "the proof timeout does not apply to a stranger's link")
         #expect(tick(&idle, 9).isEmpty)
         #expect(tick(&idle, 11).first == .send(.decline(.notTrusted)))
         var pairing = LinkStateMachine(role: .acceptor)

@@ -280,6 +280,21 @@ struct SealedLinkTests {
         }
     }
 
+    @Test("an acceptor that gives a link up between Noise messages 2 and 3 writes nothing more: it closes silently")
+    func nothingBetweenMessages2And3() throws {
+        let (embedded, channel) = try acceptedLink()
+        var peer = Peer()
+        _ = try begin(&peer, embedded, channel, secret: secretBytes)
+        _ = embedded.core.stop()
+        #expect(try embedded.outbound(channel).isEmpty, "a clear decline the dialer would try to open as a record")
+        #expect(!channel.isActive)
+        // Before message 1 the acceptor still declines in clear: the dialer reads in clear until message 2.
+        let (early, earlyChannel) = try acceptedLink()
+        _ = try early.outbound(earlyChannel)
+        _ = early.core.stop()
+        #expect(try messages(try early.outbound(earlyChannel)) == [.decline(.duplicateLink)])
+    }
+
     @Test("admission paired: an untrusted device may ask to pair, and nothing else reaches the application")
     func stranger() throws {
         for invites in [false, true] {
@@ -289,9 +304,12 @@ struct SealedLinkTests {
             let (_, third) = try peer.finish(second)
             let keys = try #require(peer.keys)
             if invites {
+                _ = try embedded.outbound(channel)
                 try channel.writeInbound(
                     ByteBuffer(
                         bytes: third + (try peer.seal([.invitation(Invitation()), .counterIncrement(count: 5)]))))
+                // A dialer that trusts this side hears why its invitation went nowhere (section 9.5), sealed.
+                #expect(try peer.open(try embedded.outbound(channel)) == [.decline(.notTrusted)])
                 #expect(!channel.isActive)
                 #expect(embedded.increments.isEmpty)
                 #expect(embedded.core.peerInfos().isEmpty)
@@ -301,13 +319,17 @@ struct SealedLinkTests {
             #expect(channel.isActive)
             let requests = embedded.core.pairings.requests
             #expect(requests.map(\.peerID) == [peer.identity.peerID])
+            #expect(embedded.core.peerInfos().isEmpty, "a stranger is listed among the peers")
             // Both sides show the same code: the handshake hash's.
             #expect(requests.first?.code == keys.pairingCode)
             // A wrong code is refused; the right one sends confirm; the peer's confirm then makes the pair.
             let wrong = keys.pairingCode == "000000" ? "000001" : "000000"
-            #expect(throws: SessionError.self) {
+            let refusal = #expect(throws: SessionError.self) {
                 try embedded.core.confirmPairing(with: peer.identity.peerID, code: wrong)
             }
+            #expect(refusal?.message.contains("the pairing goes on") == true, "\(String(describing: refusal))")
+            #expect(embedded.core.pairings.requests.map(\.peerID) == [peer.identity.peerID], "a wrong code ended it")
+            #expect(try peer.open(try embedded.outbound(channel)).isEmpty, "a wrong code sent something")
             try embedded.core.confirmPairing(with: peer.identity.peerID, code: keys.pairingCode)
             #expect(try peer.open(try embedded.outbound(channel)) == [.pairing(.confirm)])
             #expect(embedded.core.trusted.devices.isEmpty)

@@ -164,6 +164,31 @@ struct StreamMultiplexerTests {
         #expect(session.sent.last?.message == .streamCredit(StreamCredit(id: 4, received: 0, limit: 256 << 10)))
     }
 
+    @Test("a resource whose name is no file name is declined, never stored under a part of its name (section 10.3)")
+    func pathsDeclined() throws {
+        for name in ["../x", "dir/x", "x/", "/x", ".", "..", "", "a\u{0}b", ".partial-x"] {
+            #expect(Inbox.safeFileName(name) == nil, "\(name) was taken as a file name")
+        }
+        for name in ["x", "a.txt", "..x", "x..", ".hidden", "a b (2).txt"] {
+            #expect(Inbox.safeFileName(name) == name)
+        }
+        let session = FakeSession()
+        let inbox = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID().uuidString)").path
+        let withInbox = multiplexer(session, inbox: inbox)
+        for (id, name) in zip(UInt32(1)..., ["../x", "dir/x"]) {
+            withInbox.received(
+                .streamOpen(
+                    StreamOpen(
+                        id: id, kind: .resource, name: name, size: 1,
+                        resumeKey: [UInt8](repeating: 0, count: Wire.resumeKeyLength))), from: peer)
+            guard case .streamEnd(let end) = session.sent.last?.message else {
+                Issue.record("\(name) was not declined")
+                continue
+            }
+            #expect(end.id == id && end.status == .declined && !end.fromOpener)
+        }
+    }
+
     @Test("a chunk out of place ends the stream as failed; the reader learns why")
     func chunkOutOfPlace() {
         let session = FakeSession()

@@ -27,6 +27,8 @@ struct NoiseVectorTests {
         let rekeyC: String
         let datagramKey1: String
         let datagramKey2: String
+        /// The initiator's first sealed datagram (counter 1): header `88 77 66 55 44 33 22 11 05`, frame `02 27 01`.
+        let datagram: String
         let pairingCode: String
 
         var testDescription: String { protocolName }
@@ -57,6 +59,8 @@ struct NoiseVectorTests {
             rekeyC: "b81043304ee77452b96ac75b759e918a69",
             datagramKey1: "2084f8c738d0126507e5d70aadffdcc8453388716ab71837e44ef931f9a73755",
             datagramKey2: "17ed41d8fb6ee2988e290fd49864f4f38ee1d72e18504bffe940f17294fa8400",
+            datagram: "8877665544332211050100000000000000e1"
+                + "e0c9d8960d834c76b1da8d03017d3cb97548",
             pairingCode: "583771"),
         Vector(
             protocolName: "Noise_XXpsk3_25519_ChaChaPoly_SHA256", psk: true, cipher: .chaChaPoly,
@@ -77,6 +81,8 @@ struct NoiseVectorTests {
             rekeyC: "fa4b72520f05ca17daaa386f232de83c71",
             datagramKey1: "3c5e9f8d25fbc11fd675c4c23e2f9cd394098f168448f09fbe7cb12460854681",
             datagramKey2: "6f254cc35e9ae12878a9eff7a87832131459a33ad4a3022980e157ec2621ed7a",
+            datagram: "887766554433221105010000000000000049"
+                + "98caa9476c6048569974b9424481e259e9af",
             pairingCode: "407760"),
         Vector(
             protocolName: "Noise_XX_25519_AESGCM_SHA256", psk: false, cipher: .aesGCM,
@@ -96,6 +102,8 @@ struct NoiseVectorTests {
             rekeyC: "845ed740f776a5f8ba540252079a7c6533",
             datagramKey1: "48ff7066d13b8255a241414278debb134da51477cbe3556b409db134afcff4d7",
             datagramKey2: "a6604816a2b0d20cec485e844f82a237f1aa74565f76adc7bda82d7c1fc2e29f",
+            datagram: "8877665544332211050100000000000000d5"
+                + "554b5ba14766c5fd926d61919a34733fc494",
             pairingCode: "447134"),
         Vector(
             protocolName: "Noise_XXpsk3_25519_AESGCM_SHA256", psk: true, cipher: .aesGCM,
@@ -116,6 +124,8 @@ struct NoiseVectorTests {
             rekeyC: "4fbe32e56bb6445d819f19cc10440f0fa6",
             datagramKey1: "449ce2aa04f3fa7599b4871c4212283878efde80fb7fd0857ab52e2ed18309d7",
             datagramKey2: "7f7a8e736cf7dd010cc96ee2eb4bcac309fe44d97d6aab636c90a7b69df164e2",
+            datagram: "88776655443322110501000000000000007f"
+                + "3fb7edd142f12683f254781545a5e31a9273",
             pairingCode: "656022"),
     ]
 
@@ -173,6 +183,19 @@ struct NoiseVectorTests {
         #expect(responderKeys.sendDatagrams.withUnsafeBytes { Array($0) } == bytes(vector.datagramKey2))
         #expect(responderKeys.receiveDatagrams.withUnsafeBytes { Array($0) } == bytes(vector.datagramKey1))
 
+        // A sealed datagram: the counter field u64le with both ciphers, the nonce in the cipher's byte order.
+        let header: [UInt8] = [0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x05]
+        let frame: [UInt8] = [0x02, 0x27, 0x01]
+        var datagramSealer = initiatorKeys.makeDatagramSealer()
+        let datagram = try header.withUnsafeBytes { h in
+            try frame.withUnsafeBytes { try datagramSealer.seal(header: h, plaintext: $0) }
+        }
+        #expect(datagram == bytes(vector.datagram))
+        var datagramOpener = responderKeys.makeDatagramOpener()
+        #expect(
+            try bytes(vector.datagram).withUnsafeBytes { try datagramOpener.open($0, headerLength: header.count) }
+                == frame)
+
         // Records: Swift seals what Python sealed, byte for byte (and Python opened those), and opens Python's.
         var initiatorSealer = initiatorKeys.makeRecordSealer(rekeyInterval: 3)
         var responderOpener = responderKeys.makeRecordOpener(rekeyInterval: 3)
@@ -226,7 +249,7 @@ struct NoiseVectorSpecTests {
                 ("handshakeHash", vector.handshakeHash), ("ping", vector.ping), ("pong", vector.pong),
                 ("rekey-a", vector.rekeyA), ("rekey-b", vector.rekeyB), ("rekey-c", vector.rekeyC),
                 ("datagramKey1", vector.datagramKey1), ("datagramKey2", vector.datagramKey2),
-                ("pairingCode", vector.pairingCode),
+                ("datagram", vector.datagram), ("pairingCode", vector.pairingCode),
             ]
             for (name, value) in values { expected["\(pattern) \(name)"] = value }
         }

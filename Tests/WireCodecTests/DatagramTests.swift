@@ -21,6 +21,24 @@ struct DatagramTests {
         #expect(try Datagram.decode(bytes).messages.count == count)
     }
 
+    @Test("data and appMessage above the sender's 1024 bytes are taken in a datagram up to what fits (section 11.6)")
+    func unreliableDataAboveTheSendersLimit() throws {
+        let header = DatagramHeader(linkToken: 1, sequence: 1)
+        // 9 bytes of header, 2 of frame length, 1 of kind, 2 of payload length: the rest of 1200 is payload.
+        let largest = Wire.maxDatagramLength - header.size - 2 - 1 - 2
+        #expect(largest > Wire.maxUnreliableDataLength)
+        for message in [
+            Message.data([UInt8](repeating: 7, count: largest)),
+            .appMessage(AppMessage(app: 9, bytes: [UInt8](repeating: 7, count: largest - 1))),
+        ] {
+            let bytes = try Datagram(header: header, messages: [message]).encode()
+            #expect(bytes.count == Wire.maxDatagramLength)
+            #expect(try Datagram.decode(bytes).messages == [message])
+        }
+        let tooLarge = Datagram(header: header, messages: [.data([UInt8](repeating: 7, count: largest + 1))])
+        #expect(errorCode { () throws(WireError) in try tooLarge.encode() } == .datagramTooLarge)
+    }
+
     @Test("a datagram's messages are read one at a time")
     func reader() throws {
         let bytes = try GoldenVectors.datagram.encode()

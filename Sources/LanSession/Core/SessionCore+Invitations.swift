@@ -28,11 +28,12 @@ extension SessionCore {
         }
     }
 
-    /// Members besides `peer`: the seats taken.
+    /// Members besides `peer`, and peers accepted whose link is not active yet: the seats taken (docs/wire-format.md,
+    /// section 11.2), so that two invitations at once do not both take the last seat.
     private func seatsTaken(besides peer: PeerID) -> Int {
-        var seats = 0
-        peers.forEachMember { if $0.id != peer { seats += 1 } }
-        return seats
+        peers.all.reduce(0) { seats, other in
+            other.id != peer && (other.isMember || !other.handshakenLinks.isEmpty) ? seats + 1 : seats
+        }
     }
 
     /// Answers a pending invitation; false when there is no such invitation (answered, timed out, or gone).

@@ -234,6 +234,9 @@ extension SessionCore {
         }
         logger.debug("refusing \(hello?.displayName ?? "a peer") at \(link.remoteDescription): \(detail)")
         events.yield(.declined(hello?.peerID, address: link.remoteDescription, reason: reason))
+        if let endpoint = link.endpoint, reason == .versionMismatch || reason == .wrongSession {
+            dialler.removeStatic(endpoint)  // as when the peer declines so: it will not change by itself
+        }
         perform(link.machine.refuse(reason, detail), on: link)
     }
 }

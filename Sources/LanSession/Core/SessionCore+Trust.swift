@@ -164,7 +164,10 @@ extension SessionCore {
             throw SessionError(.trust, "no pairing with \(peer) is under way")
         }
         guard code == pending.request.code else {
-            throw SessionError(.trust, "code \(code) is not the code shown for \(peer); the pairing is not made")
+            throw SessionError(
+                .trust,
+                "code \(code) is not the code shown for \(peer); nothing is confirmed and the pairing goes on: "
+                    + "compare the codes again")
         }
         guard let confirmed = pairings.confirmHere(peer) else { return }
         if confirmed.request.confirmedThere {

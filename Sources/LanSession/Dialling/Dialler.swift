@@ -356,11 +356,12 @@ final class Dialler {
     }
 
     /// A link dialled to `endpoint` closed: a failed dial of `intended` (it never became that peer's link), or of
-    /// the static endpoint (the link closed before any hello).
+    /// the static endpoint: the link closed before any hello, or it led to no member (a device that admission `paired`
+    /// does not trust, which comes back as a stranger to pair with at the next dial; docs/wire-format.md, section 9.5).
     func linkClosed(dialling endpoint: Endpoint, intended: PeerID?, helloReceived: Bool) {
         if let intended, delegate?.dialFacts(for: intended) != nil {
             dialEnded(endpoint, for: intended, failed: true)
-        } else if !helloReceived {
+        } else if !helloReceived || staticEndpoints[endpoint] == .some(nil) {
             staticDialEnded(endpoint, failed: true)
         }
     }

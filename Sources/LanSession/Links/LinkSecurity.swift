@@ -7,7 +7,8 @@ import WireCodec
 ///
 /// The order on the wire (docs/wire-format.md, section 9): both hellos in clear, then the three Noise messages in
 /// `noise` frames, then only sealed records. The dialer (Noise's initiator) seals from the write after its message 3
-/// and opens from the byte after message 2; the acceptor opens from the byte after message 3 and seals from then on.
+/// and opens from the byte after message 2; the acceptor opens from the byte after message 3 and seals from then on,
+/// and writes nothing between its message 2 and the dialer's message 3 (``awaitsLastMessage``).
 /// The decoder takes the opener as soon as the core has set it (``takeOpener()``).
 ///
 /// The two hellos choose the cipher (``NoiseCipher/choice(between:and:)``) and are the prologue: a cipher list
@@ -29,6 +30,9 @@ final class LinkSecurity {
     /// The peer's static key and payload, once its handshake message carried them.
     private(set) var remoteKey: [UInt8]?
     private(set) var remotePayload: HandshakePayload?
+    /// Acceptor: message 2 is written and message 3 not yet read. This side has no keys to seal with, and the dialer
+    /// opens every byte after message 2, so nothing is written meanwhile (docs/wire-format.md, section 9.3).
+    private(set) var awaitsLastMessage = false
 
     init(role: LinkStateMachine.Role, identity: DeviceIdentity, psk: SessionSecret?) {
         self.role = role
@@ -109,8 +113,10 @@ final class LinkSecurity {
                 throw LinkCryptoError(.handshakeFailed, "cannot encode this side's payload: \(error)")
             }
             reply = try handshake.writeMessage(payload: bytes)
+            awaitsLastMessage = role == .acceptor
         }
         if handshake.isComplete {
+            awaitsLastMessage = false
             let keys = try handshake.split()
             self.keys = keys
             pendingOpener = keys.makeRecordOpener()

@@ -173,6 +173,9 @@ struct LinkStateMachine {
             return violation("pairing from a device that is not a stranger")
         case (.ping, .stranger), (.pong, .stranger):
             return [.deliver(message)]
+        case (.invitation, .stranger) where role == .acceptor:
+            // The dialer trusts this side, which does not trust it: it is told so, not blamed for a protocol error.
+            return refuse(.notTrusted, "an invitation from an untrusted device")
         case (_, .awaitingHello), (_, .identifying), (_, .handshaking), (_, .stranger):
             // Before the hello was admitted (and before the handshake proved a trusted device) nothing else counts.
             return violation("\(message.kind) before the handshake")

@@ -36,8 +36,13 @@ final class LinkWriter {
         self.logger = logger
     }
 
-    /// Encodes `message` and writes it on `link` now, after what is pending.
+    /// Encodes `message` and writes it on `link` now, after what is pending; nothing but the handshake's own messages
+    /// while the acceptor waits for the dialer's last one (a link given up then closes without a word).
     func write(_ message: Message, on link: Link) {
+        if message.kind != .noise, link.security?.awaitsLastMessage == true {
+            logger.trace("not writing \(message.kind) between Noise messages 2 and 3: it could not be read")
+            return
+        }
         var buffer = link.channel.allocator.buffer(capacity: 16)
         do {
             try buffer.writeFrame(message)

@@ -57,13 +57,14 @@ struct Inbox {
 
     // MARK: - Names
 
-    /// The last path component of `name`, if it is a usable file name.
+    /// `name` itself, if it is a file name the inbox takes (docs/wire-format.md, section 10.3): not empty, no `/` and
+    /// no NUL, not `.` or `..`, and not one of the inbox's partial files (`.partial-…`). Anything else is declined,
+    /// never cut to a part of it: `dir/x` or `../x` does not land as `x`.
     static func safeFileName(_ name: String) -> String? {
-        let base = name.split(separator: "/").last.map(String.init) ?? ""
-        guard !base.isEmpty, base != ".", base != "..", !base.hasPrefix(".partial-"),
-            !base.utf8.contains(0)
+        guard !name.isEmpty, name != ".", name != "..", !name.hasPrefix(".partial-"),
+            !name.utf8.contains(UInt8(ascii: "/")), !name.utf8.contains(0)
         else { return nil }
-        return base
+        return name
     }
 
     /// `inbox/name` for the first try (`number` 1), then `inbox/name (2)`, `inbox/name (3)`, … (before the extension).
