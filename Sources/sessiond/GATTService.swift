@@ -1,4 +1,5 @@
 import BubblesAndCounter
+import BubblesAndCounterGATT
 import DBusClient
 import LanSession
 import LanSessionBlueZ
@@ -33,10 +34,11 @@ struct GATTService: Service {
         case kernel(GATTFace)
         case bluez(BlueZGATTFace, BusConnection)
 
+        /// Notifies `event`; with no central on the daemon's own face it is not even encoded (every move passes here).
         func notify(_ event: GATTEvent) throws(WireError) {
             switch self {
-            case .kernel(let face): try face.notify(event)
-            case .bluez(let face, _): try face.notify(event)
+            case .kernel(let face): if face.hasCentrals { face.notify(try event.payload()) }
+            case .bluez(let face, _): face.notify(try event.payload())
             }
         }
 
@@ -105,11 +107,11 @@ struct GATTService: Service {
     /// Starts the face: through bluetoothd when it runs, else the daemon's own ATT server; nil (with a notice) when
     /// neither can start.
     private func start() async -> Face? {
-        let onCommand: @Sendable (GATTCommand) -> Void = { [continuation] in continuation.yield($0) }
+        let commands = GATTCommand.taker { [continuation] in continuation.yield($0) }
         if let bus = try? BusConnection.system(logger: logger) {
             if (try? await bus.nameHasOwner("org.bluez")) == true {
                 let face = BlueZGATTFace(
-                    bus: bus, adapter: adapter.name, identity: identity, logger: logger, onCommand: onCommand)
+                    bus: bus, adapter: adapter.name, identity: identity, logger: logger, commands: commands)
                 do {
                     try await face.start()
                     logger.info(
@@ -126,7 +128,7 @@ struct GATTService: Service {
             bus.close()
         }
         let face = GATTFace(
-            adapter: adapter, identity: identity, deviceName: deviceName, logger: logger, onCommand: onCommand)
+            adapter: adapter, identity: identity, deviceName: deviceName, logger: logger, commands: commands)
         do {
             try await face.start(on: loop)
             logger.info("GATT face on \(adapter.name) (\(adapter.address)): service \(GATTFace.serviceUUID)")

@@ -15,7 +15,7 @@ public final class MessageRecorder: SessionApplication {
         case sessionStopped
     }
 
-    public let messageKinds: Set<MessageKind>
+    public let applicationKinds: Set<UInt8>
     public let appNumbers: Set<UInt8>
     /// Every call so far, in order (ticks aside).
     public private(set) var calls: [Call] = []
@@ -24,8 +24,8 @@ public final class MessageRecorder: SessionApplication {
     /// What the session offers it, when the test hands it over (to send through it).
     public weak var context: (any ApplicationContext)?
 
-    public init(kinds: Set<MessageKind> = [], numbers: Set<UInt8> = [], context: (any ApplicationContext)? = nil) {
-        self.messageKinds = kinds
+    public init(kinds: Set<UInt8> = [], numbers: Set<UInt8> = [], context: (any ApplicationContext)? = nil) {
+        self.applicationKinds = kinds
         self.appNumbers = numbers
         self.context = context
     }
