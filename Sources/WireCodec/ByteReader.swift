@@ -115,12 +115,12 @@ public struct ByteReader: ~Copyable {
         }
     }
 
-    /// Reads every byte not read yet, with no length prefix: the body of an application's kind.
+    /// Reads every byte not read yet, with no length prefix: the body of an application's kind, borrowed.
     @inlinable
-    public mutating func readRest() -> [UInt8] {
-        let value = copy(remaining)
+    mutating func readRest() -> UnsafeRawBufferPointer {
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[cursor...])
         cursor = bytes.count
-        return value
+        return rest
     }
 
     /// Reads exactly `count` bytes, with no length prefix.

@@ -87,6 +87,14 @@ public struct ByteWriter: ~Copyable {
         cursor += value.count
     }
 
+    /// Writes borrowed bytes with no length prefix, with one copy.
+    @inlinable
+    public mutating func writeRaw(_ value: UnsafeRawBufferPointer) {
+        precondition(bytes.count - cursor >= value.count, "ByteWriter overflow")
+        if let base = value.baseAddress { (bytes.baseAddress! + cursor).copyMemory(from: base, byteCount: value.count) }
+        cursor += value.count
+    }
+
     /// Writes `value` with no length prefix.
     @inlinable
     public mutating func writeRaw(_ value: some Collection<UInt8>) {

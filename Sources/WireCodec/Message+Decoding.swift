@@ -106,7 +106,7 @@ extension Message {
         case .pairing:
             return .pairing(PairingStep(rawValue: try reader.readByte("pairing step")))
         case .application(let kind):
-            return .application(ApplicationMessage(kind: kind, body: reader.readRest()))
+            return .application(ApplicationMessage(kind: kind, copying: reader.readRest()))
         case .data:
             return .data(try reader.readBytes("data", maxLength: Wire.maxDataLength))
         case .appMessage:

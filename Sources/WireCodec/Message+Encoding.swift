@@ -95,7 +95,7 @@ extension Message {
             guard MessageKind.applicationKinds.contains(message.kind) else {
                 throw WireError(.valueOutOfRange, detail: "kind \(message.kind) is no application kind")
             }
-            return 1 + message.body.count
+            return 1 + message.bodyCount
         case .members(let members):
             guard members.count <= Wire.maxMembers else {
                 throw WireError(
@@ -221,7 +221,7 @@ extension Message {
             writer.writeVarint(resume.received)
             writer.writeVarint(resume.nextSequence)
         case .application(let message):
-            writer.writeRaw(message.body)
+            message.withBody { writer.writeRaw($0) }
         case .data(let bytes):
             writer.writeBytes(bytes)
         case .appMessage(let message):

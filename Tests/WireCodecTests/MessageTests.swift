@@ -79,6 +79,23 @@ struct MessageTests {
         }
     }
 
+    @Test("a body kept in place (up to 16 bytes) and one in an array read, compare and frame alike")
+    func applicationBodyStorage() throws {
+        for count in [0, 1, 15, 16, 17, 300] {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+            let given = ApplicationMessage(kind: 0x23, body: bytes)
+            let written = ApplicationMessage(kind: 0x23, bodySize: count) { writer in writer.writeRaw(bytes) }
+            #expect(given == written, "\(count) bytes")
+            #expect(given.hashValue == written.hashValue, "\(count) bytes")
+            #expect(given.body == bytes && given.bodyCount == count)
+            let frame = try StreamFraming.encode(.application(given))
+            #expect(try decodeWholeFrame(frame) == .application(written))
+            #expect(Array(frame.suffix(count)) == bytes)
+        }
+        #expect(ApplicationMessage(kind: 0x23, body: [1]) != ApplicationMessage(kind: 0x23, body: [1, 0]))
+        #expect(ApplicationMessage(kind: 0x23, body: [1]) != ApplicationMessage(kind: 0x24, body: [1]))
+    }
+
     @Test("an application reads its body with the codec's reader: fields, trailing bytes, offsets from the kind")
     func applicationBodies() throws {
         let message = ApplicationMessage(kind: 0x21, bodySize: 3) { writer in
