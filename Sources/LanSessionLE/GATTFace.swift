@@ -32,8 +32,8 @@ public final class GATTFace: Sendable {
     public static let eventsUUID = ATTServer.eventsUUID.description
     /// The longest value of a characteristic (`attMaxValueLength`): a longer identity or event is cut there.
     public static let maxValueLength = ATTServer.maxValueLength
-    /// The most notifications written to one central that its socket has not taken yet; more are dropped (the next
-    /// move or count supersedes them).
+    /// The most notifications written to one central that its socket has not taken yet; more are dropped (the
+    /// application's next event supersedes them).
     public static let maxPendingNotifications = 32
     /// The L2CAP channel id of the attribute protocol on LE (Bluetooth Core, Vol 3, Part A, 2.1).
     static let attChannel: UInt16 = 0x0004
@@ -120,8 +120,8 @@ public final class GATTFace: Sendable {
         logger.debug("GATT face listening", metadata: ["adapter": "\(adapter.name)", "address": "\(adapter.address)"])
     }
 
-    /// Whether a central is connected: with none, an event need not even be encoded (a daemon's every move would
-    /// be).
+    /// Whether a central is connected: with none, an event need not even be encoded (an application may have one
+    /// many times a second).
     public var hasCentrals: Bool { state.withLock { !$0.centrals.isEmpty } }
 
     /// Sends `payload` (one event of the application) as a notification of the events characteristic to every central
