@@ -150,7 +150,10 @@ let package = Package(
             ]
         ),
         // The original apps' commands and events on the LE GATT face.
-        .target(name: "BubblesAndCounterGATT", dependencies: ["BubblesAndCounter", "LanSessionLE", "WireCodec"]),
+        .target(
+            name: "BubblesAndCounterGATT",
+            dependencies: ["BubblesAndCounter", "LanSession", "LanSessionLE", "WireCodec"]
+        ),
         // The release both tools report: the tree's own, or the one scripts/package builds (LANSESSION_VERSION).
         .target(name: "CLanSessionVersion", cSettings: packageVersionSettings),
         // The control socket's protocol between sessiond and session-client (docs/control-protocol.md).

@@ -65,6 +65,28 @@ struct GATTCommandTests {
         #expect(throws: WireError.self) { try GATTEvent.move(view: 0, x: .nan, y: 0, sequence: 1).payload() }
     }
 
+    @Test("the face notifies moves with its own numbering, holders at their position, drops and totals; nothing else")
+    func notifications() async {
+        let alice = PeerID(7)
+        var numbering = GATTNotifications()
+        let position: (UInt8) async -> (x: Float, y: Float)? = { view in view == 2 ? (10, 20) : nil }
+        let events: [BubblesAndCounterEvent] = [
+            .move(view: 1, x: 3, y: 4, by: alice), .move(view: 1, x: 5, y: 6, by: PeerID(8)),
+            .holder(view: 2, holder: alice), .holder(view: 1, holder: nil), .drop(view: 2, x: 1, y: 2, by: alice),
+            .counter(alice, count: 41, total: 50), .pickUp(view: 0, by: alice), .layout([alice: 0]),
+            .countClaimedAbove(by: alice, claimed: 9, local: 3), .eventsMissed(2),
+        ]
+        var notified: [GATTEvent?] = []
+        for event in events { notified.append(await numbering.notification(for: event, position: position)) }
+        #expect(
+            notified == [
+                .move(view: 1, x: 3, y: 4, sequence: 1), .move(view: 1, x: 5, y: 6, sequence: 2),
+                .bubble(view: 2, holder: alice, x: 10, y: 20), nil, .bubble(view: 2, holder: nil, x: 1, y: 2),
+                .count(peer: alice, count: 41), nil, nil, nil, nil,
+            ])
+        #expect(numbering.moveSequence == 2)
+    }
+
     @Test("the golden vectors of docs/wire-format.md 4.2 that carry the apps' commands and events")
     func goldenVectors() throws {
         let taken = Taken()
