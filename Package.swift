@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "LanSessionBlueZ", targets: ["LanSessionBlueZ"]),
         .library(name: "DBusClient", targets: ["DBusClient"]),
         .library(name: "BubblesAndCounter", targets: ["BubblesAndCounter"]),
+        .library(name: "BubblesAndCounterGATT", targets: ["BubblesAndCounterGATT"]),
         .library(name: "SessionControl", targets: ["SessionControl"]),
         .executable(name: "sessiond", targets: ["sessiond"]),
         .executable(name: "session-client", targets: ["session-client"]),
@@ -133,7 +134,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The original apps (a counter, three bubbles, player indexes) as one application of a session.
         // Bluetooth through bluetoothd's D-Bus API where it runs: the GATT face, the RFCOMM service record.
         .target(
             name: "LanSessionBlueZ",
@@ -142,12 +142,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The original apps (a counter, three bubbles, player indexes) as one application of a session, with the
+        // codec of their messages.
         .target(
             name: "BubblesAndCounter",
             dependencies: [
                 "LanSession", "WireCodec", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        // The original apps' commands and events on the LE GATT face.
+        .target(
+            name: "BubblesAndCounterGATT",
+            dependencies: ["BubblesAndCounter", "LanSession", "LanSessionLE", "WireCodec"]
         ),
         // The release both tools report: the tree's own, or the one scripts/package builds (LANSESSION_VERSION).
         .target(name: "CLanSessionVersion", cSettings: packageVersionSettings),
@@ -163,6 +170,7 @@ let package = Package(
                 "LanSessionBlueZ",
                 "DBusClient",
                 "BubblesAndCounter",
+                "BubblesAndCounterGATT",
                 "SessionControl",
                 "CFileSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -236,7 +244,7 @@ let package = Package(
         .testTarget(
             name: "BubblesAndCounterTests",
             dependencies: [
-                "BubblesAndCounter", "LanSession", "WireCodec", "TestSupport",
+                "BubblesAndCounter", "BubblesAndCounterGATT", "LanSessionLE", "LanSession", "WireCodec", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

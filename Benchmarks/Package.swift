@@ -16,11 +16,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
-        // Compares WireCodec's encoded size and speed with protobuf, JSON, plists and keyed archives.
+        // Compares WireCodec's encoded size and speed (with BubblesAndCounter's codec for the apps' messages) with
+        // protobuf, JSON, plists and keyed archives.
         .executableTarget(
             name: "codec-bench",
             dependencies: [
                 .product(name: "WireCodec", package: "LanSession"),
+                .product(name: "BubblesAndCounter", package: "LanSession"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),

@@ -7,7 +7,7 @@ extension BubblesAndCounterCore {
     func grant(_ view: UInt8, to id: PeerID) {
         guard let state = bubbles.request(view, by: id) else { return }
         events.yield(.holder(view: view, holder: id))
-        context.sendToConnectedPeers(.bubbleState(state), reliably: true)
+        sendToConnectedPeers(.bubbleState(state), reliably: true)
     }
 
     /// Asks for a bubble: granted at once when this peer coordinates, otherwise when the coordinator says so.
@@ -17,7 +17,7 @@ extension BubblesAndCounterCore {
         if layout.coordinator == localPeer {
             grant(view, to: localPeer)
         }
-        context.sendToConnectedPeers(.pickUp(view: view), reliably: true)
+        sendToConnectedPeers(.pickUp(view: view), reliably: true)
     }
 
     /// Moves a bubble this peer holds; the move goes unreliably to every connected peer.
@@ -31,7 +31,7 @@ extension BubblesAndCounterCore {
         let move = Move(view: view, x: x, y: y, sequence: moveSequence[Int(view)])
         _ = bubbles.apply(move, from: localPeer)
         events.yield(.move(view: view, x: x, y: y, by: localPeer))
-        context.sendToConnectedPeers(.move(move), reliably: false)
+        sendToConnectedPeers(.move(move), reliably: false)
     }
 
     /// Drops a bubble this peer holds at its final position; the drop goes reliably to everyone.
@@ -44,7 +44,7 @@ extension BubblesAndCounterCore {
         }
         events.yield(.drop(view: view, x: x, y: y, by: localPeer))
         events.yield(.holder(view: view, holder: nil))
-        context.sendReliablyToMembers(.drop(drop))
+        sendToMembers(.drop(drop))
         announceReleased(view)
     }
 
@@ -56,7 +56,7 @@ extension BubblesAndCounterCore {
             let bubble = bubbles.bubbles[index]
             let move = Move(view: UInt8(index), x: bubble.x, y: bubble.y, sequence: moveSequence[index])
             _ = bubbles.apply(move, from: localPeer)
-            context.sendReliably(.move(move), to: peer)
+            send(.move(move), to: peer)
         }
     }
 
@@ -64,6 +64,6 @@ extension BubblesAndCounterCore {
     /// that missed the holder's `drop` still learns it).
     func announceReleased(_ view: UInt8) {
         guard layout.coordinator == localPeer else { return }
-        context.sendToConnectedPeers(.bubbleState(bubbles.state(view)), reliably: true)
+        sendToConnectedPeers(.bubbleState(bubbles.state(view)), reliably: true)
     }
 }

@@ -96,9 +96,10 @@ extension BubblesAndCounterCore {
         localCountSendScheduled = false
         guard context.isRunning else { return }
         let count = replica.localCount
+        guard let message = encoded(.counterIncrement(count: count)) else { return }
         context.forEachMember { peer in
             replica.sentLocal(to: peer)  // first: an overflow while sending forgets it again
-            context.sendReliably(.counterIncrement(count: count), to: peer)
+            try? context.sendReliably(message, to: peer)
         }
         events.yield(.counter(localPeer, count: count, total: counter.total))
     }
@@ -126,8 +127,8 @@ extension BubblesAndCounterCore {
         let missing = replica.takeMissing(for: peer)
         var start = 0
         while start < missing.count {
-            let end = min(start + Wire.maxListEntries, missing.count)
-            context.sendReliably(.counterState(Array(missing[start..<end])), to: peer)
+            let end = min(start + BubblesAndCounterMessage.maxListEntries, missing.count)
+            send(.counterState(Array(missing[start..<end])), to: peer)
             start = end
         }
     }

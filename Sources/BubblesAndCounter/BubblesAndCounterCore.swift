@@ -53,12 +53,13 @@ final class BubblesAndCounterCore: SessionApplication {
 
     // MARK: - SessionApplication
 
-    let messageKinds: Set<MessageKind> = [
-        .handshake, .negotiate, .negotiateConfirm, .layout, .pickUp, .move, .drop, .counterIncrement, .counterState,
-        .bubbleState,
-    ]
+    let applicationKinds = BubblesAndCounterMessage.kindBytes
 
-    func received(_ message: Message, from peer: PeerID, reliably: Bool) {
+    func received(_ message: Message, from peer: PeerID, reliably: Bool) throws(WireError) {
+        guard let message = try BubblesAndCounterMessage(message) else {
+            context.logger.debug("ignoring \(message.kind) from \(context.name(of: peer))")
+            return
+        }
         // Only moves travel unreliably (docs/wire-format.md, section 11.6); the rest must come in order, exactly once.
         if !reliably, message.kind != .move {
             context.logger.debug("ignoring \(message.kind) from \(context.name(of: peer)) in a datagram")
@@ -106,14 +107,12 @@ final class BubblesAndCounterCore: SessionApplication {
                 events.yield(.holder(view: drop.view, holder: nil))
                 announceReleased(drop.view)
             }
-        default:
-            context.logger.debug("ignoring \(message.kind) from \(context.name(of: peer))")
         }
     }
 
     func peerConnected(_ peer: PeerID) {
         // The original app's greeting, then the counts the peer may lack, for merging.
-        context.sendReliably(.handshake(peerName: context.displayName), to: peer)
+        send(.handshake(peerName: context.displayName), to: peer)
         exchangeCounter(with: peer)
         let changed = relayout()  // as coordinator, a changed layout went to everyone
         if !changed { sendShared(to: peer) } else { sendBoard(to: peer) }
@@ -121,7 +120,7 @@ final class BubblesAndCounterCore: SessionApplication {
 
     /// Sends `peer` what this member holds of the shared state: the layout, as coordinator, and the board.
     private func sendShared(to peer: PeerID) {
-        if layout.coordinator == localPeer { context.sendReliably(.layout(layout.entries), to: peer) }
+        if layout.coordinator == localPeer { send(.layout(layout.entries), to: peer) }
         sendBoard(to: peer)
     }
 
@@ -130,7 +129,7 @@ final class BubblesAndCounterCore: SessionApplication {
     private func sendBoard(to peer: PeerID) {
         guard !bubbles.isPristine else { return }
         for index in 0..<BubbleBoard.count {
-            context.sendReliably(.bubbleState(bubbles.state(UInt8(index))), to: peer)
+            send(.bubbleState(bubbles.state(UInt8(index))), to: peer)
         }
     }
 
@@ -169,7 +168,7 @@ final class BubblesAndCounterCore: SessionApplication {
         layout = newLayout
         events.yield(.layout(newLayout.indexes))
         guard newLayout.coordinator == localPeer else { return true }
-        context.sendToConnectedPeers(.layout(newLayout.entries), reliably: true)
+        sendToConnectedPeers(.layout(newLayout.entries), reliably: true)
         // As coordinator, free the bubbles of peers that are gone and tell everyone where every bubble stands.
         let present = Set(connected + [localPeer])
         var changed = false
@@ -184,7 +183,7 @@ final class BubblesAndCounterCore: SessionApplication {
         // that reaches this peer becomes its own.
         if (changed || previousCoordinator != localPeer) && !bubbles.isPristine {
             for index in 0..<BubbleBoard.count {
-                context.sendToConnectedPeers(.bubbleState(bubbles.state(UInt8(index))), reliably: true)
+                sendToConnectedPeers(.bubbleState(bubbles.state(UInt8(index))), reliably: true)
             }
         }
         return true

@@ -10,10 +10,11 @@ import WireCodec
 /// with its own Generic Access and Generic Attribute services, to every central of the adapter.
 ///
 /// The same UUIDs, values and errors as the face that serves ATT itself (``GATTFace``): the identity reads the
-/// identity text; a write of the command is one framed command, and anything else is refused with
+/// identity text; a write of the command goes to the application's ``GATTCommandTaker``, and one it refuses with
 /// `org.bluez.Error.Failed`, which bluetoothd answers with ATT error 0x80; the events characteristic notifies one
-/// framed event per notification and reads the last. The handles are bluetoothd's: centrals discover them by UUID.
-/// The objects answer on the bus connection's thread; commands go to `onCommand` there (it must not block).
+/// event of the application per notification and reads the last. The handles are bluetoothd's: centrals discover them
+/// by UUID. The objects answer on the bus connection's thread; commands go to the application there (it must not
+/// block).
 public final class BlueZGATTFace: Sendable {
     /// Where the application's objects live on the bus.
     static let root = "/org/lansession/gatt"
@@ -28,7 +29,7 @@ public final class BlueZGATTFace: Sendable {
     public let identity: [UInt8]
     private let bus: BusConnection
     private let logger: Logger
-    private let onCommand: @Sendable (GATTCommand) -> Void
+    private let commands: GATTCommandTaker
     private let state = Mutex(State())
 
     private struct State {
@@ -43,15 +44,15 @@ public final class BlueZGATTFace: Sendable {
 
     /// A face on `adapter` (its name, `hci1`) through `bus`, the system bus bluetoothd is on. `identity` is the
     /// identity text (``GATTFace/identityText(peer:name:session:fingerprint:)``); at most 512 bytes of it are kept.
+    /// `commands` takes each value a central writes to the command characteristic.
     public init(
-        bus: BusConnection, adapter: String, identity: String, logger: Logger,
-        onCommand: @escaping @Sendable (GATTCommand) -> Void
+        bus: BusConnection, adapter: String, identity: String, logger: Logger, commands: @escaping GATTCommandTaker
     ) {
         self.bus = bus
         self.adapter = adapter
         self.identity = Array(identity.utf8.prefix(GATTFace.maxValueLength))
         self.logger = logger
-        self.onCommand = onCommand
+        self.commands = commands
     }
 
     /// Exports the application's objects and registers them with bluetoothd on the adapter. Fails with bluetoothd's
@@ -117,10 +118,9 @@ public final class BlueZGATTFace: Sendable {
         logger.debug("GATT application registered with bluetoothd", metadata: ["adapter": "\(adapter)"])
     }
 
-    /// Notifies `event` to the centrals that subscribed (bluetoothd sends it to each), and makes it what the events
-    /// characteristic reads. Fails as the codec does on a coordinate that is not finite.
-    public func notify(_ event: GATTEvent) throws(WireError) {
-        let payload = try event.payload()
+    /// Notifies `payload` (one event of the application) to the centrals that subscribed (bluetoothd sends it to each),
+    /// and makes it what the events characteristic reads.
+    public func notify(_ payload: [UInt8]) {
         let notifying = state.withLock { state in
             state.lastEvent = payload
             return state.notifying
@@ -232,9 +232,8 @@ public final class BlueZGATTFace: Sendable {
         guard offset == 0 else {
             return .error(name: BlueZ.Error.failed, message: "a command is written whole, at offset 0")
         }
-        do throws(GATTCommand.DecodingError) {
-            let command = try GATTCommand(frame: value)
-            onCommand(command)
+        do throws(GATTNotACommand) {
+            try commands(value)
             return .empty
         } catch {
             logger.debug("a central wrote no command", metadata: ["reason": "\(error.reason)"])

@@ -20,14 +20,12 @@ final class ATTBearerHandler: ChannelDuplexHandler {
 
     private var server: ATTServer
     private let logger: Logger
-    private let onCommand: @Sendable (GATTCommand) -> Void
     /// Notifications written and not yet taken by the socket.
     private var pending = 0
 
-    init(server: ATTServer, logger: Logger, onCommand: @escaping @Sendable (GATTCommand) -> Void) {
+    init(server: ATTServer, logger: Logger) {
         self.server = server
         self.logger = logger
-        self.onCommand = onCommand
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -39,9 +37,8 @@ final class ATTBearerHandler: ChannelDuplexHandler {
             logger.trace("ATT PDU ignored", metadata: ["opcode": "\(pdu.first ?? 0)"])
         case .respond(let response):
             send(response, context: context)
-        case .command(let command, let response):
-            logger.trace("GATT command", metadata: ["command": "\(command)"])
-            onCommand(command)
+        case .command(let value, let response):
+            logger.trace("GATT command taken", metadata: ["bytes": "\(value.count)"])
             if let response { send(response, context: context) }
         case .refused(let error, let response):
             // Discovery ends on Attribute Not Found: the usual answer, not worth more than a trace.

@@ -1,6 +1,7 @@
 /// The server side of the Attribute Protocol (Bluetooth Core, Vol 3, Part F) on one central's ATT bearer, over the
 /// GATT database of the LE GATT face (Vol 3, Part G; docs/wire-format.md 4.2). A plain value without I/O: each PDU the
-/// central sends goes in through ``receive(_:)``, which says what to do; ``notify(_:)`` makes a notification.
+/// central sends goes in through ``receive(_:)``, which says what to do; ``notify(_:)`` makes a notification. A value
+/// written to the command characteristic goes to the application behind the face, which takes it or says it is none.
 ///
 /// The database has fixed handles (``Handle``): Generic Access with the device's name, then LanSession's service with
 /// the identity (read), command (write, write without response) and events (read, notify) characteristics, and the
@@ -14,9 +15,9 @@ struct ATTServer: Sendable {
         case none
         /// Send `response` back.
         case respond([UInt8])
-        /// The central wrote a command; send `response` back when there is one (for a Write Request; a Write Command
-        /// has none).
-        case command(GATTCommand, response: [UInt8]?)
+        /// The central wrote a command, which the application took (its ``GATTCommandTaker``); send `response` back
+        /// when there is one (for a Write Request; a Write Command has none).
+        case command([UInt8], response: [UInt8]?)
         /// The PDU was refused; send `response` back when there is one (the Error Response to a request; a command
         /// gets none).
         case refused(ATTError, response: [UInt8]?)
@@ -126,13 +127,19 @@ struct ATTServer: Sendable {
     private var lastEvent: [UInt8] = []
     /// The database, in handle order, handles from 1 without gaps.
     let attributes: [Attribute]
+    /// The application's reading of a value written to the command characteristic.
+    private let takeCommand: GATTCommandTaker
 
     /// Whether the central asked for notifications of the events.
     var notifying: Bool { configuration & Self.notificationsEnabled != 0 }
 
     /// A server whose identity characteristic reads `identity` and whose Device Name is `deviceName`, each as UTF-8
-    /// cut to ``maxValueLength`` bytes.
-    init(identity: String, deviceName: String = ATTServer.defaultDeviceName) {
+    /// cut to ``maxValueLength`` bytes, and whose command characteristic's writes go to `commands`.
+    init(
+        identity: String, deviceName: String = ATTServer.defaultDeviceName,
+        commands: @escaping GATTCommandTaker
+    ) {
+        takeCommand = commands
         func declaration(_ properties: UInt8, _ handle: UInt16, _ uuid: GATTUUID) -> Attribute {
             Attribute(
                 handle: handle - 1, type: .characteristic, value: [properties] + Self.bytes(handle) + uuid.pdu,
@@ -345,8 +352,9 @@ struct ATTServer: Sendable {
             configuration = Self.u16(value, 0)
             return response.map { .respond($0) } ?? .none
         case Handle.command:
-            do throws(GATTCommand.DecodingError) {
-                return .command(try GATTCommand(frame: value), response: response)
+            do throws(GATTNotACommand) {
+                try takeCommand(value)
+                return .command(value, response: response)
             } catch {
                 return refuse(ATTError(.notACommand, request: pdu[0], handle: handle, error.reason))
             }

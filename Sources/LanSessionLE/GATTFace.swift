@@ -12,8 +12,9 @@ import WireCodec
 #endif
 
 /// The face a Bluetooth LE central that knows only GATT sees of a device, like a phone's peripheral: a service whose
-/// characteristics say who the device is, take bubble and counter commands, and notify moves and counts
-/// (docs/wire-format.md 4.2).
+/// characteristics say who the device is, take the commands of the application behind it, and notify its events
+/// (docs/wire-format.md 4.2). The face knows neither: a written value goes to the application's
+/// ``GATTCommandTaker``, and the application gives each event's value to ``notify(_:)``.
 ///
 /// It serves the attribute protocol itself, on the kernel's L2CAP ATT fixed channel (CID 4) of one adapter's LE public
 /// address, so it needs no Bluetooth daemon. Each accepted socket is one central's ATT bearer: every read one PDU,
@@ -25,14 +26,14 @@ public final class GATTFace: Sendable {
     public static let serviceUUID = ATTServer.serviceUUID.description
     /// The identity characteristic (read): UTF-8 text, see ``identityText(peer:name:session:fingerprint:)``.
     public static let identityUUID = ATTServer.identityUUID.description
-    /// The command characteristic (write, write without response): one framed message, see ``GATTCommand``.
+    /// The command characteristic (write, write without response): one command of the application.
     public static let commandUUID = ATTServer.commandUUID.description
-    /// The events characteristic (read, notify): one framed message per notification, see ``GATTEvent``.
+    /// The events characteristic (read, notify): one event of the application per notification.
     public static let eventsUUID = ATTServer.eventsUUID.description
     /// The longest value of a characteristic (`attMaxValueLength`): a longer identity or event is cut there.
     public static let maxValueLength = ATTServer.maxValueLength
-    /// The most notifications written to one central that its socket has not taken yet; more are dropped (the next
-    /// move or count supersedes them).
+    /// The most notifications written to one central that its socket has not taken yet; more are dropped (the
+    /// application's next event supersedes them).
     public static let maxPendingNotifications = 32
     /// The L2CAP channel id of the attribute protocol on LE (Bluetooth Core, Vol 3, Part A, 2.1).
     static let attChannel: UInt16 = 0x0004
@@ -46,7 +47,7 @@ public final class GATTFace: Sendable {
     /// What Generic Access's Device Name reads.
     public let deviceName: String
     private let logger: Logger
-    private let onCommand: @Sendable (GATTCommand) -> Void
+    private let commands: GATTCommandTaker
     private let state = Mutex(State())
 
     /// The listening socket and the centrals' bearers.
@@ -58,16 +59,17 @@ public final class GATTFace: Sendable {
     }
 
     /// A face on `adapter` whose identity characteristic reads `identity` (UTF-8, at most 512 bytes kept) and whose
-    /// Device Name is `deviceName`. `onCommand` gets each command a central writes, on the loop: it must not block.
+    /// Device Name is `deviceName`. `commands` takes each value a central writes to the command characteristic, on
+    /// the loop: it must not block.
     public init(
         adapter: RFCOMMTransport.Adapter, identity: String, deviceName: String = "LanSession", logger: Logger,
-        onCommand: @escaping @Sendable (GATTCommand) -> Void
+        commands: @escaping GATTCommandTaker
     ) {
         self.adapter = adapter
         self.identity = identity
         self.deviceName = deviceName
         self.logger = logger
-        self.onCommand = onCommand
+        self.commands = commands
     }
 
     /// The identity text of docs/wire-format.md 4.2: `peer <peer id> "<name>" session "<session>" fingerprint
@@ -118,21 +120,17 @@ public final class GATTFace: Sendable {
         logger.debug("GATT face listening", metadata: ["adapter": "\(adapter.name)", "address": "\(adapter.address)"])
     }
 
-    /// Sends `payload` (one framed message, see ``GATTEvent/payload()``) as a notification of the events
-    /// characteristic to every central that subscribed; it becomes the characteristic's value for every central
-    /// connected.
+    /// Whether a central is connected: with none, an event need not even be encoded (an application may have one
+    /// many times a second).
+    public var hasCentrals: Bool { state.withLock { !$0.centrals.isEmpty } }
+
+    /// Sends `payload` (one event of the application) as a notification of the events characteristic to every central
+    /// that subscribed; it becomes the characteristic's value for every central connected.
     public func notify(_ payload: [UInt8]) {
         let centrals = state.withLock { Array($0.centrals.values) }
         for central in centrals {
             central.triggerUserOutboundEvent(ATTBearerHandler.Notification(payload: payload), promise: nil)
         }
-    }
-
-    /// Notifies `event` as its ``GATTEvent/payload()``; fails as the codec does on a coordinate that is not finite.
-    /// With no central connected the event is not even encoded: a daemon's every move passes here.
-    public func notify(_ event: GATTEvent) throws(WireError) {
-        guard state.withLock({ !$0.centrals.isEmpty }) else { return }
-        notify(try event.payload())
     }
 
     /// Stops listening and closes every central's bearer.
@@ -165,10 +163,9 @@ public final class GATTFace: Sendable {
         return Self.remoteAddress(of: central).flatMapThrowing { [self] address in
             var logger = logger
             logger[metadataKey: "central"] = "\(address)"
-            let server = ATTServer(identity: identity, deviceName: deviceName)
+            let server = ATTServer(identity: identity, deviceName: deviceName, commands: commands)
             try central.pipeline.syncOperations.addHandlers(
-                SDUWriter(mtu: ATTServer.serverMTU),
-                ATTBearerHandler(server: server, logger: logger, onCommand: onCommand))
+                SDUWriter(mtu: ATTServer.serverMTU), ATTBearerHandler(server: server, logger: logger))
             logger.debug("a central connected")
             central.closeFuture.whenComplete { [logger] _ in logger.debug("a central disconnected") }
         }

@@ -105,58 +105,8 @@ extension Message {
             return .trust(statements)
         case .pairing:
             return .pairing(PairingStep(rawValue: try reader.readByte("pairing step")))
-        case .handshake:
-            return .handshake(peerName: try reader.readString("peer name", maxLength: Wire.maxNameLength))
-        case .negotiate:
-            let index = try reader.readByte("player index")
-            let timestamp = try reader.readVarint("timestamp", max: UInt64.max)
-            return .negotiate(playerIndex: index, timestamp: timestamp)
-        case .negotiateConfirm:
-            return .negotiateConfirm(playerIndex: try reader.readByte("player index"))
-        case .layout:
-            let count = try reader.readCount("layout", maxEntries: Wire.maxListEntries, minEntryLength: 9)
-            var layout: [LayoutEntry] = []
-            layout.reserveCapacity(count)
-            for _ in 0..<count {
-                let peerID = PeerID(rawValue: try reader.readUInt64LE("peer id"))
-                layout.append(LayoutEntry(peerID: peerID, playerIndex: try reader.readByte("player index")))
-            }
-            return .layout(layout)
-        case .pickUp:
-            return .pickUp(view: try reader.readByte("view"))
-        case .move:
-            let view = try reader.readByte("view")
-            let x = try reader.readCoordinate("x")
-            let y = try reader.readCoordinate("y")
-            let sequence = try reader.readUInt16LE("move sequence")
-            return .move(Move(view: view, x: x, y: y, sequence: sequence))
-        case .drop:
-            let view = try reader.readByte("view")
-            let x = try reader.readCoordinate("x")
-            let y = try reader.readCoordinate("y")
-            return .drop(Drop(view: view, x: x, y: y))
-        case .counterIncrement:
-            let countOffset = reader.offset
-            let count = try reader.readVarint("count", max: UInt64.max)
-            guard count >= Wire.minIncrementCount else {
-                throw reader.error(.valueOutOfRange, "increment count 0", at: countOffset)
-            }
-            return .counterIncrement(count: count)
-        case .bubbleState:
-            let view = try reader.readByte("view")
-            let holder = try reader.readUInt64LE("holder")
-            let x = try reader.readCoordinate("x")
-            let y = try reader.readCoordinate("y")
-            return .bubbleState(BubbleState(view: view, holder: holder == 0 ? nil : PeerID(holder), x: x, y: y))
-        case .counterState:
-            let count = try reader.readCount("counter state", maxEntries: Wire.maxListEntries, minEntryLength: 9)
-            var state: [CounterEntry] = []
-            state.reserveCapacity(count)
-            for _ in 0..<count {
-                let peerID = PeerID(rawValue: try reader.readUInt64LE("peer id"))
-                state.append(CounterEntry(peerID: peerID, count: try reader.readVarint("count", max: UInt64.max)))
-            }
-            return .counterState(state)
+        case .application(let kind):
+            return .application(ApplicationMessage(kind: kind, copying: reader.readRest()))
         case .data:
             return .data(try reader.readBytes("data", maxLength: Wire.maxDataLength))
         case .appMessage:

@@ -16,15 +16,6 @@ extension Message {
             }
             return ByteWriter.varintSize(UInt64(length)) + length
         }
-        func entries(_ count: Int, _ field: String) throws(WireError) -> Int {
-            guard count <= Wire.maxListEntries else {
-                throw WireError(.tooManyEntries, detail: "\(field) has \(count) entries, limit \(Wire.maxListEntries)")
-            }
-            return ByteWriter.varintSize(UInt64(count))
-        }
-        func coordinates(_ x: Float, _ y: Float) throws(WireError) {
-            guard x.isFinite, y.isFinite else { throw WireError(.nonFiniteCoordinate, detail: "x=\(x) y=\(y)") }
-        }
 
         switch self {
         case .hello(let hello):
@@ -100,31 +91,11 @@ extension Message {
             return 2
         case .resume(let resume):
             return 1 + ByteWriter.varintSize(resume.received) + ByteWriter.varintSize(resume.nextSequence)
-        case .handshake(let peerName):
-            return 1 + (try string(peerName, "peer name"))
-        case .negotiate(_, let timestamp):
-            return 2 + ByteWriter.varintSize(timestamp)
-        case .negotiateConfirm, .pickUp:
-            return 2
-        case .layout(let layout):
-            return 1 + (try entries(layout.count, "layout")) + layout.count * 9
-        case .move(let move):
-            try coordinates(move.x, move.y)
-            return 12
-        case .drop(let drop):
-            try coordinates(drop.x, drop.y)
-            return 10
-        case .counterIncrement(let count):
-            guard count >= Wire.minIncrementCount else {
-                throw WireError(.valueOutOfRange, detail: "increment count 0")
+        case .application(let message):
+            guard MessageKind.applicationKinds.contains(message.kind) else {
+                throw WireError(.valueOutOfRange, detail: "kind \(message.kind) is no application kind")
             }
-            return 1 + ByteWriter.varintSize(count)
-        case .bubbleState(let bubble):
-            guard bubble.holder != PeerID(0) else {
-                throw WireError(.valueOutOfRange, detail: "peer id 0 means no holder; use nil")
-            }
-            try coordinates(bubble.x, bubble.y)
-            return 18
+            return 1 + message.bodyCount
         case .members(let members):
             guard members.count <= Wire.maxMembers else {
                 throw WireError(
@@ -145,10 +116,6 @@ extension Message {
                     size += ByteWriter.varintSize(UInt64(endpoint.port))
                 }
             }
-            return size
-        case .counterState(let state):
-            var size = 1 + (try entries(state.count, "counter state"))
-            for entry in state { size += 8 + ByteWriter.varintSize(entry.count) }
             return size
         case .data(let bytes):
             guard bytes.count <= Wire.maxDataLength else {
@@ -253,43 +220,8 @@ extension Message {
         case .resume(let resume):
             writer.writeVarint(resume.received)
             writer.writeVarint(resume.nextSequence)
-        case .handshake(let peerName):
-            writer.writeString(peerName)
-        case .negotiate(let playerIndex, let timestamp):
-            writer.write(playerIndex)
-            writer.writeVarint(timestamp)
-        case .negotiateConfirm(let playerIndex):
-            writer.write(playerIndex)
-        case .layout(let layout):
-            writer.writeVarint(UInt64(layout.count))
-            for entry in layout {
-                writer.writeUInt64LE(entry.peerID.rawValue)
-                writer.write(entry.playerIndex)
-            }
-        case .pickUp(let view):
-            writer.write(view)
-        case .move(let move):
-            writer.write(move.view)
-            writer.writeFloat(move.x)
-            writer.writeFloat(move.y)
-            writer.writeUInt16LE(move.sequence)
-        case .drop(let drop):
-            writer.write(drop.view)
-            writer.writeFloat(drop.x)
-            writer.writeFloat(drop.y)
-        case .counterIncrement(let count):
-            writer.writeVarint(count)
-        case .bubbleState(let bubble):
-            writer.write(bubble.view)
-            writer.writeUInt64LE(bubble.holder?.rawValue ?? 0)
-            writer.writeFloat(bubble.x)
-            writer.writeFloat(bubble.y)
-        case .counterState(let state):
-            writer.writeVarint(UInt64(state.count))
-            for entry in state {
-                writer.writeUInt64LE(entry.peerID.rawValue)
-                writer.writeVarint(entry.count)
-            }
+        case .application(let message):
+            message.withBody { writer.writeRaw($0) }
         case .data(let bytes):
             writer.writeBytes(bytes)
         case .appMessage(let message):

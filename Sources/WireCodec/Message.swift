@@ -26,27 +26,8 @@ public enum Message: Hashable, Sendable {
     case trust([TrustStatement])
     /// See ``MessageKind/pairing``.
     case pairing(PairingStep)
-    /// See ``MessageKind/handshake``.
-    case handshake(peerName: String)
-    /// See ``MessageKind/negotiate``: a proposed player index and the proposer's timestamp.
-    case negotiate(playerIndex: UInt8, timestamp: UInt64)
-    /// See ``MessageKind/negotiateConfirm``.
-    case negotiateConfirm(playerIndex: UInt8)
-    /// See ``MessageKind/layout``.
-    case layout([LayoutEntry])
-    /// See ``MessageKind/pickUp``.
-    case pickUp(view: UInt8)
-    /// See ``MessageKind/move``.
-    case move(Move)
-    /// See ``MessageKind/drop``.
-    case drop(Drop)
-    /// See ``MessageKind/counterIncrement``: the sender's own count after the increment, at least
-    /// `Wire.minIncrementCount`.
-    case counterIncrement(count: UInt64)
-    /// See ``MessageKind/counterState``.
-    case counterState([CounterEntry])
-    /// See ``MessageKind/bubbleState``.
-    case bubbleState(BubbleState)
+    /// See ``MessageKind/application(_:)``: a command of an application's own kind, its body unread.
+    case application(ApplicationMessage)
     /// See ``MessageKind/data``: at most `Wire.maxDataLength` bytes (`Wire.maxUnreliableDataLength` in a datagram).
     case data([UInt8])
     /// See ``MessageKind/streamOpen``.
@@ -78,16 +59,7 @@ public enum Message: Hashable, Sendable {
         case .noise: .noise
         case .trust: .trust
         case .pairing: .pairing
-        case .handshake: .handshake
-        case .negotiate: .negotiate
-        case .negotiateConfirm: .negotiateConfirm
-        case .layout: .layout
-        case .pickUp: .pickUp
-        case .move: .move
-        case .drop: .drop
-        case .counterIncrement: .counterIncrement
-        case .counterState: .counterState
-        case .bubbleState: .bubbleState
+        case .application(let message): .application(message.kind)
         case .data: .data
         case .streamOpen: .streamOpen
         case .streamChunk: .streamChunk

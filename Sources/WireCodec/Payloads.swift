@@ -62,86 +62,6 @@ public struct Ping: Hashable, Sendable {
     }
 }
 
-/// A bubble moved by its holder.
-public struct Move: Hashable, Sendable {
-    /// Which bubble.
-    public var view: UInt8
-    /// New centre, shared coordinate space; finite.
-    public var x: Float
-    /// New centre, shared coordinate space; finite.
-    public var y: Float
-    /// Per-bubble sequence number, compared with serial-number arithmetic (RFC 1982) so that it wraps.
-    public var sequence: UInt16
-
-    /// Creates a move.
-    @inlinable
-    public init(view: UInt8, x: Float, y: Float, sequence: UInt16) {
-        self.view = view
-        self.x = x
-        self.y = y
-        self.sequence = sequence
-    }
-
-    /// Whether sequence `a` is newer than `b` in 16-bit serial-number arithmetic.
-    public static func isNewer(_ a: UInt16, than b: UInt16) -> Bool {
-        a != b && (a &- b) < 0x8000
-    }
-}
-
-/// A bubble released at its final position.
-public struct Drop: Hashable, Sendable {
-    /// Which bubble.
-    public var view: UInt8
-    /// Final centre; finite.
-    public var x: Float
-    /// Final centre; finite.
-    public var y: Float
-
-    /// Creates a drop.
-    @inlinable
-    public init(view: UInt8, x: Float, y: Float) {
-        self.view = view
-        self.x = x
-        self.y = y
-    }
-}
-
-/// A bubble's holder and position, sent by the coordinator (player index 0), which arbitrates pick-ups.
-public struct BubbleState: Hashable, Sendable {
-    /// Which bubble.
-    public var view: UInt8
-    /// The peer holding it, or nil when nobody does (sent as peer id 0).
-    public var holder: PeerID?
-    /// Its centre; finite.
-    public var x: Float
-    /// Its centre; finite.
-    public var y: Float
-
-    /// Creates a bubble state.
-    @inlinable
-    public init(view: UInt8, holder: PeerID?, x: Float, y: Float) {
-        self.view = view
-        self.holder = holder
-        self.x = x
-        self.y = y
-    }
-}
-
-/// One peer's player index in a `layout`.
-public struct LayoutEntry: Hashable, Sendable {
-    /// The peer.
-    public var peerID: PeerID
-    /// Its index, 0-based.
-    public var playerIndex: UInt8
-
-    /// Creates an entry.
-    @inlinable
-    public init(peerID: PeerID, playerIndex: UInt8) {
-        self.peerID = peerID
-        self.playerIndex = playerIndex
-    }
-}
-
 /// A member in a `members` message.
 public struct Member: Hashable, Sendable {
     /// The member's identity.
@@ -175,20 +95,5 @@ public struct MemberEndpoint: Hashable, Sendable {
         self.transport = transport
         self.host = host
         self.port = port
-    }
-}
-
-/// One peer's counter in a `counterState`.
-public struct CounterEntry: Hashable, Sendable {
-    /// Whose presses.
-    public var peerID: PeerID
-    /// How many, in total.
-    public var count: UInt64
-
-    /// Creates an entry.
-    @inlinable
-    public init(peerID: PeerID, count: UInt64) {
-        self.peerID = peerID
-        self.count = count
     }
 }

@@ -11,17 +11,9 @@ public enum StreamFraming {
     ///
     /// `destination` must hold at least `frameSize(of:)` bytes; this is the allocation-free path for callers that own
     /// their buffers (for example a SwiftNIO `ByteBuffer`).
-    @inlinable @inline(__always) @discardableResult
+    @inlinable @discardableResult
     public static func encode(
         _ message: Message, into destination: UnsafeMutableRawBufferPointer, limits: WireLimits = .default
-    ) throws(WireError) -> Int {
-        if let written = encodeFast(message, into: destination, limits: limits) { return written }
-        return try encodeGeneral(message, into: destination, limits: limits)
-    }
-
-    @inlinable @inline(never)
-    static func encodeGeneral(
-        _ message: Message, into destination: UnsafeMutableRawBufferPointer, limits: WireLimits
     ) throws(WireError) -> Int {
         let body = try checkedBodySize(of: message, limits: limits)
         let size = ByteWriter.varintSize(UInt64(body)) + body
@@ -35,16 +27,10 @@ public enum StreamFraming {
     public static func encode(
         _ message: Message, into buffer: inout [UInt8], limits: WireLimits = .default
     ) throws(WireError) {
-        var small: (UInt64, UInt64) = (0, 0)
-        let fast = withUnsafeMutableBytes(of: &small) { encodeFast(message, into: $0, limits: limits) }
-        if let fast {
-            withUnsafeBytes(of: &small) { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<fast])) }
-            return
-        }
         let body = try checkedBodySize(of: message, limits: limits)
         let size = ByteWriter.varintSize(UInt64(body)) + body
         if size <= 64 {
-            // Small frames (every command of the original apps) are written on the stack and appended in one copy.
+            // Small frames (the applications' commands) are written on the stack and appended in one copy.
             withUnsafeTemporaryAllocation(byteCount: size, alignment: 1) { scratch in
                 write(message, bodySize: body, into: scratch)
                 buffer.append(contentsOf: UnsafeRawBufferPointer(scratch))
@@ -124,17 +110,9 @@ public enum StreamFraming {
     ///
     /// Returns the message and the bytes the frame took, or nil when more bytes are needed. Error offsets count from
     /// the start of the frame.
-    @inlinable @inline(__always)
+    @inlinable
     public static func decodeFrame(
         _ bytes: UnsafeRawBufferPointer, limits: WireLimits = .default
-    ) throws(WireError) -> (message: Message, length: Int)? {
-        if let frame = decodeFast(bytes, limits: limits) { return frame }
-        return try decodeFrameGeneral(bytes, limits: limits)
-    }
-
-    @inlinable @inline(never)
-    static func decodeFrameGeneral(
-        _ bytes: UnsafeRawBufferPointer, limits: WireLimits
     ) throws(WireError) -> (message: Message, length: Int)? {
         guard let (headerLength, bodyLength) = try decodeHeader(bytes, limits: limits) else { return nil }
         let total = headerLength + bodyLength

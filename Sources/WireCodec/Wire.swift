@@ -22,7 +22,7 @@ public enum Wire {
     /// Length of the fixed part of the datagram header (the link token), in bytes.
     @inlinable public static var linkTokenLength: Int { 8 }
 
-    /// Longest display name, session name or handshake peer name, in UTF-8 bytes.
+    /// Longest display name or session name (and the original apps' handshake peer name), in UTF-8 bytes.
     @inlinable public static var maxNameLength: Int { 63 }
 
     /// Longest invitation context, in bytes.
@@ -30,9 +30,6 @@ public enum Wire {
 
     /// Longest padding of a `ping` or `pong`, in bytes.
     @inlinable public static var maxPingPayloadLength: Int { 1024 }
-
-    /// Most entries in a `layout` or `counterState` list.
-    @inlinable public static var maxListEntries: Int { 128 }
 
     /// Most extensions in a `hello`.
     @inlinable public static var maxHelloExtensions: Int { 8 }
@@ -99,7 +96,4 @@ public enum Wire {
 
     /// Length of a resource's digest in `streamEnd` (SHA-256), in bytes.
     @inlinable public static var digestLength: Int { 32 }
-
-    /// Smallest count a `counterIncrement` carries: an increment leads to a count of at least 1.
-    @inlinable public static var minIncrementCount: UInt64 { 1 }
 }

@@ -1,4 +1,5 @@
 import BubblesAndCounter
+import BubblesAndCounterGATT
 import DBusClient
 import LanSession
 import LanSessionBlueZ
@@ -33,10 +34,11 @@ struct GATTService: Service {
         case kernel(GATTFace)
         case bluez(BlueZGATTFace, BusConnection)
 
+        /// Notifies `event`; with no central on the daemon's own face it is not even encoded (every move passes here).
         func notify(_ event: GATTEvent) throws(WireError) {
             switch self {
-            case .kernel(let face): try face.notify(event)
-            case .bluez(let face, _): try face.notify(event)
+            case .kernel(let face): if face.hasCentrals { face.notify(try event.payload()) }
+            case .bluez(let face, _): face.notify(try event.payload())
             }
         }
 
@@ -89,9 +91,9 @@ struct GATTService: Service {
                     }
                 }
                 group.addTask {
-                    var sequence: UInt16 = 0
+                    var numbering = GATTNotifications()
                     for await event in events {
-                        await notify(event, through: face, sequence: &sequence)
+                        await notify(event, through: face, numbering: &numbering)
                     }
                 }
                 await group.next()
@@ -105,11 +107,11 @@ struct GATTService: Service {
     /// Starts the face: through bluetoothd when it runs, else the daemon's own ATT server; nil (with a notice) when
     /// neither can start.
     private func start() async -> Face? {
-        let onCommand: @Sendable (GATTCommand) -> Void = { [continuation] in continuation.yield($0) }
+        let commands = GATTCommand.taker { [continuation] in continuation.yield($0) }
         if let bus = try? BusConnection.system(logger: logger) {
             if (try? await bus.nameHasOwner("org.bluez")) == true {
                 let face = BlueZGATTFace(
-                    bus: bus, adapter: adapter.name, identity: identity, logger: logger, onCommand: onCommand)
+                    bus: bus, adapter: adapter.name, identity: identity, logger: logger, commands: commands)
                 do {
                     try await face.start()
                     logger.info(
@@ -126,7 +128,7 @@ struct GATTService: Service {
             bus.close()
         }
         let face = GATTFace(
-            adapter: adapter, identity: identity, deviceName: deviceName, logger: logger, onCommand: onCommand)
+            adapter: adapter, identity: identity, deviceName: deviceName, logger: logger, commands: commands)
         do {
             try await face.start(on: loop)
             logger.info("GATT face on \(adapter.name) (\(adapter.address)): service \(GATTFace.serviceUUID)")
@@ -140,34 +142,19 @@ struct GATTService: Service {
 
     /// A central's command, carried out as this device's user's.
     private func perform(_ command: GATTCommand) async {
-        do {
-            switch command {
-            case .pickUp(let view): try await app.pickUp(view)
-            case .move(let view, let x, let y): try await app.move(view, x: x, y: y)
-            case .drop(let view, let x, let y): try await app.drop(view, x: x, y: y)
-            case .increment(let count): _ = try await app.increment(by: count)
-            }
+        do throws(SessionError) {
+            try await command.perform(on: app)
         } catch {
             logger.debug("a central's command failed", metadata: ["command": "\(command)", "error": "\(error)"])
         }
     }
 
     /// An event of the apps, as the centrals see it; the face's own numbering of moves.
-    private func notify(_ event: BubblesAndCounterEvent, through face: Face, sequence: inout UInt16) async {
-        let notified: GATTEvent?
-        switch event {
-        case .move(let view, let x, let y, _):
-            sequence &+= 1
-            notified = .move(view: view, x: x, y: y, sequence: sequence)
-        case .drop(let view, let x, let y, _):
-            notified = .bubble(view: view, holder: nil, x: x, y: y)
-        case .holder(let view, let holder):
-            let bubble = try? await app.bubbles().bubbles[Int(view)]
-            notified = bubble.map { .bubble(view: view, holder: holder, x: $0.x, y: $0.y) }
-        case .counter(let peer, let count, _):
-            notified = .count(peer: peer, count: count)
-        default:
-            notified = nil
+    private func notify(
+        _ event: BubblesAndCounterEvent, through face: Face, numbering: inout GATTNotifications
+    ) async {
+        let notified = await numbering.notification(for: event) { view in
+            (try? await app.bubbles().bubbles[Int(view)]).map { ($0.x, $0.y) }
         }
         guard let notified else { return }
         do {

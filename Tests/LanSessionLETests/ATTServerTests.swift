@@ -201,37 +201,19 @@ struct ATTServerTests {
         #expect(server.notifying)
     }
 
-    @Test("a Write Command of a framed move is the move; a Write Request of an increment is answered")
+    @Test("a write of the command characteristic goes to the application, which takes it or refuses it (0x80)")
     func commands() {
-        var server = ATTServer(identity: "x")
-        // The golden `move` of docs/wire-format.md 8: view 1, x 100.5, y -20.25, sequence 258.
-        let move: [UInt8] = [0x0C, 0x25, 0x01, 0x00, 0x00, 0xC9, 0x42, 0x00, 0x00, 0xA2, 0xC1, 0x02, 0x01]
+        let taken = Commands()
+        var server = ATTServer(identity: "x", taken: taken)
+        #expect(server.receive([0x52, 0x0A, 0x00, 0x02, 0x24, 0x02]) == .command([0x02, 0x24, 0x02], response: nil))
         #expect(
-            server.receive([0x52, 0x0A, 0x00] + move) == .command(.move(view: 1, x: 100.5, y: -20.25), response: nil))
-        #expect(
-            server.receive([0x12, 0x0A, 0x00, 0x02, 0x27, 0x03]) == .command(.increment(count: 3), response: [0x13]))
-        #expect(server.receive([0x52, 0x0A, 0x00, 0x02, 0x24, 0x02]) == .command(.pickUp(view: 2), response: nil))
-        let drop: [UInt8] = [0x0A, 0x26, 0x01, 0x00, 0x00, 0x20, 0x43, 0x00, 0x00, 0x70, 0x43]
-        #expect(server.receive([0x52, 0x0A, 0x00] + drop) == .command(.drop(view: 1, x: 160, y: 240), response: nil))
-        // 1000 increments at most: 1000 is e8 07, 1001 e9 07.
-        #expect(
-            server.receive([0x52, 0x0A, 0x00, 0x03, 0x27, 0xE8, 0x07])
-                == .command(.increment(count: 1000), response: nil))
-        #expect(Self.silentRefusal(server.receive([0x52, 0x0A, 0x00, 0x03, 0x27, 0xE9, 0x07])) == 0x80)
-    }
-
-    @Test("a write of the command characteristic that is not one command: dropped, or refused with 0x80")
-    func rejectedCommands() {
-        var server = ATTServer(identity: "x")
+            server.receive([0x12, 0x0A, 0x00, 0x02, 0x27, 0x03]) == .command([0x02, 0x27, 0x03], response: [0x13]))
+        #expect(taken.values == [[0x02, 0x24, 0x02], [0x02, 0x27, 0x03]])
+        // Refused by the application: a Write Command is dropped, a Write Request answered with 0x80.
         #expect(Self.silentRefusal(server.receive([0x52, 0x0A, 0x00, 0xFF])) == 0x80)
         #expect(Self.silentRefusal(server.receive([0x52, 0x0A, 0x00])) == 0x80)
-        // A `data` is a message of the codec, not a command.
-        #expect(Self.silentRefusal(server.receive([0x52, 0x0A, 0x00, 0x04, 0x30, 0x02, 0x68, 0x69])) == 0x80)
-        // Two frames, a frame cut short, a count of 0.
-        #expect(Self.silentRefusal(server.receive([0x52, 0x0A, 0x00, 0x02, 0x27, 0x01, 0x02, 0x27, 0x01])) == 0x80)
-        #expect(Self.silentRefusal(server.receive([0x52, 0x0A, 0x00, 0x02, 0x27])) == 0x80)
-        #expect(Self.silentRefusal(server.receive([0x52, 0x0A, 0x00, 0x02, 0x27, 0x00])) == 0x80)
         #expect(Self.answer(&server, [0x12, 0x0A, 0x00, 0xFF]) == Self.error(0x12, 0x000A, 0x80))
+        #expect(taken.values.count == 2)
         // Writes elsewhere.
         #expect(Self.answer(&server, [0x12, 0x08, 0x00, 0x41]) == Self.error(0x12, 0x0008, 0x03))
         #expect(Self.answer(&server, [0x12, 0x20, 0x00, 0x41]) == Self.error(0x12, 0x0020, 0x01))
@@ -262,25 +244,6 @@ struct ATTServerTests {
         #expect(server.receive([0x1E]) == .none)
     }
 
-    @Test("events encode as one framed message each, the golden vectors of docs/wire-format.md 8 and 4.2")
-    func events() throws {
-        let alice = PeerID(0x0123_4567_89ab_cdef)
-        #expect(
-            try GATTEvent.move(view: 1, x: 100.5, y: -20.25, sequence: 258).payload()
-                == [0x0C, 0x25, 0x01, 0x00, 0x00, 0xC9, 0x42, 0x00, 0x00, 0xA2, 0xC1, 0x02, 0x01])
-        #expect(
-            try GATTEvent.count(peer: alice, count: 42).payload()
-                == [0x0B, 0x28, 0x01, 0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01, 0x2A])
-        #expect(
-            try GATTEvent.bubble(view: 2, holder: alice, x: 10, y: 20).payload()
-                == [
-                    0x12, 0x29, 0x02, 0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01, 0x00, 0x00, 0x20, 0x41, 0x00,
-                    0x00,
-                    0xA0, 0x41,
-                ])
-        #expect(throws: WireError.self) { try GATTEvent.move(view: 0, x: .nan, y: 0, sequence: 1).payload() }
-    }
-
     @Test("the golden vectors of docs/wire-format.md 4.2, as one central's conversation")
     func goldenVectors() throws {
         func hex(_ text: String) -> [UInt8] { text.split(separator: " ").map { UInt8($0, radix: 16)! } }
@@ -294,22 +257,20 @@ struct ATTServerTests {
             Self.answer(&server, hex("08 06 00 0d 00 03 28"))
                 == .respond(hex("09 15 07 00 02 08 00 a1 00 00 00 00 00 4e 4f 49 53 53 45 53 4e 41 4c")))
         #expect(Self.answer(&server, hex("12 0d 00 01 00")) == .respond(hex("13")))
-        #expect(
-            server.receive(hex("52 0a 00 0c 25 01 00 00 c9 42 00 00 a2 c1 02 01"))
-                == .command(.move(view: 1, x: 100.5, y: -20.25), response: nil))
-        #expect(server.receive(hex("12 0a 00 02 27 03")) == .command(.increment(count: 3), response: hex("13")))
+        // The original apps' commands and events are only values here (BubblesAndCounterTests reads them as such).
+        let move = hex("0c 25 01 00 00 c9 42 00 00 a2 c1 02 01")
+        #expect(server.receive(hex("52 0a 00") + move) == .command(move, response: nil))
+        #expect(server.receive(hex("12 0a 00 02 27 03")) == .command(hex("02 27 03"), response: hex("13")))
         #expect(Self.answer(&server, hex("12 0a 00 ff")) == .respond(hex("01 12 0a 00 80")))
-        let move = try GATTEvent.move(view: 1, x: 100.5, y: -20.25, sequence: 258).payload()
         #expect(server.notify(move) == hex("1b 0c 00 0c 25 01 00 00 c9 42 00 00 a2 c1 02 01"))
-        let count = try GATTEvent.count(peer: PeerID(0x0123_4567_89ab_cdef), count: 42).payload()
+        let count = hex("0b 28 01 ef cd ab 89 67 45 23 01 2a")
         #expect(server.notify(count) == hex("1b 0c 00 0b 28 01 ef cd ab 89 67 45 23 01 2a"))
         #expect(Self.answer(&server, hex("02 00 02")) == .respond(hex("03 05 02")))
         #expect(server.mtu == 512)
-        // The largest total that fits a notification at the default ATT_MTU: 2^63 − 1.
+        // A value of 20 bytes fits a notification at the default ATT_MTU whole.
         var fresh = ATTServer(identity: "x")
         _ = fresh.receive(hex("12 0d 00 01 00"))
-        let largest = try GATTEvent.count(peer: PeerID(1), count: UInt64(Int64.max)).payload()
-        #expect(largest.count == 20)
+        let largest = [UInt8](repeating: 0x7F, count: 20)
         #expect(fresh.notify(largest) == hex("1b 0c 00") + largest)
     }
 
@@ -326,8 +287,7 @@ struct ATTServerTests {
     @Test("the bearer handler answers each PDU with one write and notifies subscribed centrals")
     func bearer() throws {
         let commands = Commands()
-        let handler = ATTBearerHandler(
-            server: ATTServer(identity: "x"), logger: Logger(label: "test"), onCommand: { commands.append($0) })
+        let handler = ATTBearerHandler(server: ATTServer(identity: "x", taken: commands), logger: Logger(label: "test"))
         let channel = EmbeddedChannel(handlers: [SDUWriter(mtu: ATTServer.serverMTU), handler])
         func written() throws -> [[UInt8]] {
             var pdus: [[UInt8]] = []
@@ -342,14 +302,25 @@ struct ATTServerTests {
         channel.pipeline.triggerUserOutboundEvent(ATTBearerHandler.Notification(payload: [0x02, 0x27, 0x01]))
             .whenFailure { Issue.record($0) }
         #expect(try written() == [[0x13], [0x1B, 0x0C, 0x00, 0x02, 0x27, 0x01]])
-        #expect(commands.values == [.pickUp(view: 1)])
+        #expect(commands.values == [[0x02, 0x24, 0x01]])
         _ = try channel.finish()
     }
 }
 
-/// Commands a handler passed on, in order.
-private final class Commands: Sendable {
-    private let storage = Mutex<[GATTCommand]>([])
-    var values: [GATTCommand] { storage.withLock { $0 } }
-    func append(_ command: GATTCommand) { storage.withLock { $0.append(command) } }
+/// Values the application behind a server took, in order.
+final class Commands: Sendable {
+    private let storage = Mutex<[[UInt8]]>([])
+    var values: [[UInt8]] { storage.withLock { $0 } }
+    func append(_ value: [UInt8]) { storage.withLock { $0.append(value) } }
+}
+
+extension ATTServer {
+    /// A server whose application takes every value written to the command characteristic but an empty one or one
+    /// that starts with 0xFF, recording those it takes in `taken`.
+    init(identity: String, deviceName: String = ATTServer.defaultDeviceName, taken: Commands = Commands()) {
+        self.init(identity: identity, deviceName: deviceName) { value throws(GATTNotACommand) in
+            guard let first = value.first, first != 0xFF else { throw GATTNotACommand("no command") }
+            taken.append(value)
+        }
+    }
 }

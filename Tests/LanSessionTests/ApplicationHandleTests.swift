@@ -14,6 +14,9 @@ struct ApplicationHandleTests {
         return (session, handle)
     }
 
+    /// A message of kind 0x22, an application's own (the original apps' `negotiateConfirm` of player index 3).
+    static let confirm = Message.application(ApplicationMessage(kind: 0x22, body: [3]))
+
     func appMessages(_ handle: ApplicationHandle<MessageRecorder>) async throws -> [Message] {
         try await handle.call { $0.messages }
     }
@@ -24,9 +27,11 @@ struct ApplicationHandleTests {
         let (b, appB) = try await session(2)
         #expect(try await connectedMesh([a, b]))
         #expect(try await waitUntil { try await a.peers().first?.unreliable == .udp })
-        try await appA.call { $0.context?.sendReliablyToMembers(.appMessage(AppMessage(app: 7, bytes: [1]))) }
-        try await appA.call {
-            $0.context?.sendToConnectedPeers(.appMessage(AppMessage(app: 7, bytes: [2])), reliably: false)
+        try await appA.call { app throws(SessionError) in
+            try app.context?.sendReliablyToMembers(.appMessage(AppMessage(app: 7, bytes: [1])))
+        }
+        try await appA.call { app throws(SessionError) in
+            try app.context?.sendToConnectedPeers(.appMessage(AppMessage(app: 7, bytes: [2])), reliably: false)
         }
         #expect(try await waitUntil { try await appMessages(appB).count == 2 })
         let calls = try await appB.call { $0.calls }
@@ -47,14 +52,16 @@ struct ApplicationHandleTests {
     func ownKindByDatagram() async throws {
         let a = try makeSession(1)
         let b = try makeSession(2)
-        let appA = try await a.addApplication { MessageRecorder(kinds: [.negotiateConfirm], context: $0) }
-        let appB = try await b.addApplication { MessageRecorder(kinds: [.negotiateConfirm], context: $0) }
+        let appA = try await a.addApplication { MessageRecorder(kinds: [0x22], context: $0) }
+        let appB = try await b.addApplication { MessageRecorder(kinds: [0x22], context: $0) }
         #expect(try await connectedMesh([a, b]))
         #expect(try await waitUntil { try await a.peers().first?.unreliable == .udp })
-        try await appA.call { $0.context?.sendToConnectedPeers(.negotiateConfirm(playerIndex: 3), reliably: false) }
+        try await appA.call { app throws(SessionError) in
+            try app.context?.sendToConnectedPeers(Self.confirm, reliably: false)
+        }
         #expect(try await waitUntil { try await appB.call { $0.messages.count } == 1 })
         let calls = try await appB.call { $0.calls }
-        #expect(calls.contains(.received(.negotiateConfirm(playerIndex: 3), from: PeerID(1), reliably: false)))
+        #expect(calls.contains(.received(Self.confirm, from: PeerID(1), reliably: false)))
         await stopAll([a, b])
     }
 
@@ -65,8 +72,8 @@ struct ApplicationHandleTests {
         #expect(try await connectedMesh([a, b]))
         #expect(try await waitUntil { try await a.peers().first?.unreliable == .udp })
         let large = [UInt8](repeating: 9, count: Wire.maxDatagramLength)
-        try await appA.call {
-            $0.context?.sendToConnectedPeers(.appMessage(AppMessage(app: 7, bytes: large)), reliably: false)
+        try await appA.call { app throws(SessionError) in
+            try app.context?.sendToConnectedPeers(.appMessage(AppMessage(app: 7, bytes: large)), reliably: false)
         }
         #expect(try await waitUntil { try await appMessages(appB).count == 1 })
         let calls = try await appB.call { $0.calls }
@@ -86,7 +93,9 @@ struct ApplicationHandleTests {
         while let message = raw.receive() { if case .resume = message { break } }
         try raw.send(.resume(Resume(received: 0, nextSequence: 1)))
         #expect(await events.wait { $0.contains(.peerConnected(PeerID(77), name: "old")) })
-        try await app.call { $0.context?.sendReliablyToMembers(.appMessage(AppMessage(app: 7, bytes: [1]))) }
+        try await app.call { app throws(SessionError) in
+            try app.context?.sendReliablyToMembers(.appMessage(AppMessage(app: 7, bytes: [1])))
+        }
         try await session.send([9], to: [PeerID(77)])
         var received: [Message] = []
         while let message = raw.receive(timeout: .milliseconds(500)) {

@@ -12,7 +12,7 @@ import WireCodec
 struct EmbeddedCore {
     let core: SessionCore
     let loop = EmbeddedEventLoop()
-    let recorder = MessageRecorder(kinds: [.counterIncrement])
+    let recorder = MessageRecorder(kinds: [0x27])
 
     init(configure: (inout SessionConfiguration) -> Void = { _ in }) throws {
         var configuration = SessionConfiguration(
@@ -62,7 +62,7 @@ struct EmbeddedCore {
 
     /// The counts of the increments the recorder took, in order.
     var increments: [UInt64] {
-        recorder.messages.compactMap { if case .counterIncrement(let count) = $0 { count } else { nil } }
+        recorder.messages.compactMap(\.incrementCount)
     }
 
     /// What the core says of `peer`.

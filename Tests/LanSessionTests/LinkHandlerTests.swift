@@ -121,4 +121,18 @@ struct LinkHandlerTests {
         #expect(!channel.isActive)
         #expect(embedded.recorder.calls.isEmpty)
     }
+
+    @Test("a command whose body its application finds malformed closes the link without a bye, as a malformed frame")
+    func malformedForItsApplication() throws {
+        let (embedded, channel) = try connectedLink()
+        embedded.recorder.check = { message throws(WireError) in
+            if message.incrementCount == 0 { throw WireError(.valueOutOfRange, detail: "increment count 0") }
+        }
+        try embedded.send(.counterIncrement(count: 2), on: channel)
+        #expect(embedded.increments == [2])
+        try embedded.send(.application(ApplicationMessage(kind: 0x27, body: [0x00])), on: channel)
+        #expect(try embedded.written(channel).allSatisfy { $0.kind != .bye })
+        #expect(!channel.isActive)
+        #expect(embedded.increments == [2])
+    }
 }

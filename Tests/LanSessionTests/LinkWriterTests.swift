@@ -42,7 +42,7 @@ struct LinkWriterTests {
         var decoder = StreamDecoder()
         decoder.append(contentsOf: Array(rest[0].readableBytesView))
         var counts: [UInt64] = []
-        while case .counterIncrement(let count)? = try decoder.next() { counts.append(count) }
+        while let count = try decoder.next()?.incrementCount { counts.append(count) }
         #expect(counts == Array(2...100))
         writer.writeSoon(try frame(.counterIncrement(count: 101)), on: link)
         #expect(try outbound(channel).count == 1, "a lone frame waits for nothing")

@@ -10,7 +10,7 @@ struct ReplayBufferTests {
         var decoder = StreamDecoder()
         decoder.append(contentsOf: Array(frames.readableBytesView))
         var result: [UInt64] = []
-        while case .counterIncrement(let count)? = try? decoder.next() { result.append(count) }
+        while let count = (try? decoder.next())??.incrementCount { result.append(count) }
         return result
     }
 

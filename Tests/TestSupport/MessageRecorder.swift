@@ -15,17 +15,20 @@ public final class MessageRecorder: SessionApplication {
         case sessionStopped
     }
 
-    public let messageKinds: Set<MessageKind>
+    public let applicationKinds: Set<UInt8>
     public let appNumbers: Set<UInt8>
     /// Every call so far, in order (ticks aside).
     public private(set) var calls: [Call] = []
     /// Called with each message as it is received.
     public var onMessage: (Message) -> Void = { _ in }
+    /// Reads each message before it is recorded, as an application reads the body of its kinds: what it throws goes
+    /// back to the session, as a malformed message's error does.
+    public var check: (Message) throws(WireError) -> Void = { _ in }
     /// What the session offers it, when the test hands it over (to send through it).
     public weak var context: (any ApplicationContext)?
 
-    public init(kinds: Set<MessageKind> = [], numbers: Set<UInt8> = [], context: (any ApplicationContext)? = nil) {
-        self.messageKinds = kinds
+    public init(kinds: Set<UInt8> = [], numbers: Set<UInt8> = [], context: (any ApplicationContext)? = nil) {
+        self.applicationKinds = kinds
         self.appNumbers = numbers
         self.context = context
     }
@@ -35,7 +38,8 @@ public final class MessageRecorder: SessionApplication {
         calls.compactMap { if case .received(let message, _, _) = $0 { message } else { nil } }
     }
 
-    public func received(_ message: Message, from peer: PeerID, reliably: Bool) {
+    public func received(_ message: Message, from peer: PeerID, reliably: Bool) throws(WireError) {
+        try check(message)
         calls.append(.received(message, from: peer, reliably: reliably))
         onMessage(message)
     }

@@ -41,7 +41,7 @@ struct DataFrameTests {
         #expect(frame == [0x05, 0x30, 0x03, 0x01, 0x02, 0x03])
         let cases: [[UInt8]] = [
             Array(frame.dropLast()),  // incomplete
-            try StreamFraming.encode(.counterIncrement(count: 3)),  // another kind
+            try StreamFraming.encode(.ack(sequence: 3)),  // another kind
             [0x05, 0x30, 0x02, 0x01, 0x02, 0x03],  // inner length short of the body
             [0x06, 0x30, 0x83, 0x00, 0x01, 0x02, 0x03],  // inner length not in shortest form
             [0x85, 0x00, 0x30, 0x03, 0x01, 0x02, 0x03],  // frame length not in shortest form

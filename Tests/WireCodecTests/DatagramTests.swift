@@ -13,7 +13,8 @@ struct DatagramTests {
     func fills() throws {
         var builder = DatagramBuilder(header: DatagramHeader(linkToken: 1, sequence: UInt32.max))
         var count = 0
-        while try builder.append(.move(Move(view: 0, x: 1, y: 1, sequence: UInt16(count)))) { count += 1 }
+        let move = Message.application(ApplicationMessage(kind: 0x25, body: Array(0..<11)))  // a move's 13 bytes
+        while try builder.append(move) { count += 1 }
         let bytes = try builder.finish()
         #expect(bytes.count <= Wire.maxDatagramLength)
         #expect(bytes.count + 13 > Wire.maxDatagramLength)

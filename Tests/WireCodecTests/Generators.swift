@@ -40,7 +40,7 @@ enum MessageGenerators {
 
     static func message<R: RandomNumberGenerator>(using rng: inout R) -> Message {
         let peer = { (rng: inout R) in PeerID(UInt64.random(in: 0...UInt64.max, using: &rng)) }
-        switch MessageKind.allCases.randomElement(using: &rng)! {
+        switch MessageKind.allKinds.randomElement(using: &rng)! {
         case .hello:
             let extensions = (0..<Int.random(in: 0...Wire.maxHelloExtensions, using: &rng)).map { _ in
                 HelloExtension(
@@ -101,41 +101,8 @@ enum MessageGenerators {
             return Bool.random(using: &rng) ? .ping(ping) : .pong(ping)
         case .bye: return .bye(ByeReason(rawValue: UInt8.random(in: 0...255, using: &rng)))
         case .ack: return .ack(sequence: spread(UInt64.self, using: &rng))
-        case .handshake: return .handshake(peerName: string(maxBytes: Wire.maxNameLength, using: &rng))
-        case .negotiate:
-            return .negotiate(
-                playerIndex: UInt8.random(in: 0...255, using: &rng), timestamp: spread(UInt64.self, using: &rng))
-        case .negotiateConfirm: return .negotiateConfirm(playerIndex: UInt8.random(in: 0...255, using: &rng))
-        case .layout:
-            return .layout(
-                (0..<Int.random(in: 0...Wire.maxListEntries, using: &rng)).map { _ in
-                    LayoutEntry(peerID: peer(&rng), playerIndex: UInt8.random(in: 0...255, using: &rng))
-                })
-        case .pickUp: return .pickUp(view: UInt8.random(in: 0...255, using: &rng))
-        case .move:
-            return .move(
-                Move(
-                    view: UInt8.random(in: 0...255, using: &rng), x: coordinate(using: &rng),
-                    y: coordinate(using: &rng),
-                    sequence: UInt16.random(in: 0...UInt16.max, using: &rng)))
-        case .drop:
-            return .drop(
-                Drop(
-                    view: UInt8.random(in: 0...255, using: &rng), x: coordinate(using: &rng), y: coordinate(using: &rng)
-                ))
-        case .bubbleState:
-            let holder = UInt64.random(in: 0...UInt64.max, using: &rng)
-            return .bubbleState(
-                BubbleState(
-                    view: UInt8.random(in: 0...255, using: &rng), holder: holder == 0 ? nil : PeerID(holder),
-                    x: coordinate(using: &rng), y: coordinate(using: &rng)))
-        case .counterIncrement:
-            return .counterIncrement(count: max(Wire.minIncrementCount, spread(UInt64.self, using: &rng)))
-        case .counterState:
-            return .counterState(
-                (0..<Int.random(in: 0...Wire.maxListEntries, using: &rng)).map { _ in
-                    CounterEntry(peerID: peer(&rng), count: spread(UInt64.self, using: &rng))
-                })
+        case .application(let kind):
+            return .application(ApplicationMessage(kind: kind, body: bytes(maxCount: 64, using: &rng)))
         case .data:
             return .data(bytes(maxCount: 300, using: &rng))
         case .appMessage:

@@ -68,10 +68,10 @@ struct StreamDecoderTests {
     @Test("after an error every call throws the same error")
     func stickyError() throws {
         var decoder = StreamDecoder()
-        decoder.append(contentsOf: try StreamFraming.encode(.pickUp(view: 1)))
+        decoder.append(contentsOf: try StreamFraming.encode(.ack(sequence: 1)))
         decoder.append(contentsOf: [0x01, 0x99])  // unknown kind
-        decoder.append(contentsOf: try StreamFraming.encode(.pickUp(view: 2)))
-        #expect(try decoder.next() == .pickUp(view: 1))
+        decoder.append(contentsOf: try StreamFraming.encode(.ack(sequence: 2)))
+        #expect(try decoder.next() == .ack(sequence: 1))
         #expect(errorCode { () throws(WireError) in try decoder.next() } == .unknownKind)
         #expect(errorCode { () throws(WireError) in try decoder.next() } == .unknownKind)
     }
@@ -79,7 +79,7 @@ struct StreamDecoderTests {
     @Test("consumed bytes are released: the buffer holds only the incomplete frame")
     func bounded() throws {
         var decoder = StreamDecoder()
-        let frame = try StreamFraming.encode(.move(Move(view: 1, x: 1, y: 2, sequence: 3)))
+        let frame = try StreamFraming.encode(.application(ApplicationMessage(kind: 0x25, body: Array(0..<11))))
         for _ in 0..<10_000 {
             decoder.append(contentsOf: frame + frame.prefix(5))
             #expect(try decoder.next() != nil)

@@ -47,14 +47,8 @@ let oneOfEveryKind: [Message] = [
     .pong(Ping(nonce: 0, timestamp: 0)),
     .bye(.protocolError),
     .ack(sequence: .max),
-    .handshake(peerName: String(repeating: "x", count: Wire.maxNameLength)),
-    .negotiate(playerIndex: 255, timestamp: 0),
-    .negotiateConfirm(playerIndex: 0),
-    .layout([]),
-    .pickUp(view: 255),
-    .move(Move(view: 0, x: -.greatestFiniteMagnitude, y: .leastNonzeroMagnitude, sequence: .max)),
-    .drop(Drop(view: 2, x: -0.0, y: 1e30)),
-    .counterIncrement(count: 127),
+    .application(ApplicationMessage(kind: 0x20, body: [])),
+    .application(ApplicationMessage(kind: 0x29, body: [UInt8](repeating: 0x29, count: Wire.maxDataLength))),
     .noise([UInt8](repeating: 0xA5, count: Wire.maxNoiseMessageLength)),
     .pairing(.request),
     .trust([GoldenVectors.statement, GoldenVectors.statement]),
@@ -68,8 +62,6 @@ let oneOfEveryKind: [Message] = [
                         host: String(repeating: "h", count: Wire.maxHostLength), port: .max)
                 })
         }),
-    .bubbleState(BubbleState(view: 255, holder: PeerID(.max), x: -1, y: .greatestFiniteMagnitude)),
-    .counterState((0..<Wire.maxListEntries).map { CounterEntry(peerID: PeerID(UInt64($0)), count: UInt64($0) << 50) }),
     .data([UInt8](repeating: 0xD7, count: Wire.maxDataLength)),
     .appMessage(AppMessage(app: 255, bytes: [UInt8](repeating: 0xA5, count: Wire.maxDataLength))),
     .streamOpen(

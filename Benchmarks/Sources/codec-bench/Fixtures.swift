@@ -1,3 +1,4 @@
+import BubblesAndCounter
 import WireCodec
 
 /// The values every codec encodes: one bubble move, one counter press and one hello.

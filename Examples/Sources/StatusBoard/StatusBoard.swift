@@ -30,7 +30,8 @@ final class StatusBoard: SessionApplication {
     /// Sets this peer's status: every member gets it, also those away for now (the latest, when many were set).
     func set(_ status: String) {
         mine = status
-        context.sendReliablyToMembers(message(status))
+        // An appMessage: the context refuses only the session's own kinds.
+        try? context.sendReliablyToMembers(message(status))
     }
 
     func received(_ message: Message, from peer: PeerID, reliably: Bool) {
@@ -40,12 +41,12 @@ final class StatusBoard: SessionApplication {
     }
 
     func peerConnected(_ peer: PeerID) {
-        if !mine.isEmpty { context.sendReliably(message(mine), to: peer) }
+        if !mine.isEmpty { try? context.sendReliably(message(mine), to: peer) }
     }
 
     /// Statuses set while the peer's replay buffer was full were held back: the latest one is all it needs.
     func peerMissedMessages(_ peer: PeerID) {
-        if !mine.isEmpty { context.sendReliably(message(mine), to: peer) }
+        if !mine.isEmpty { try? context.sendReliably(message(mine), to: peer) }
     }
 
     func membershipChanged() {

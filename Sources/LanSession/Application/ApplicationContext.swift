@@ -23,9 +23,34 @@ public protocol ApplicationContext: AnyObject {
     /// The display name of `peer` (empty until its hello).
     func name(of peer: PeerID) -> String
     /// Sends `message` on the reliable channel to `peer`: exactly once and in order, kept while it is away.
-    func sendReliably(_ message: Message, to peer: PeerID)
+    ///
+    /// An application sends its own messages only: ``Message/application(_:)`` and ``Message/appMessage(_:)``.
+    ///
+    /// - Throws: ``SessionError/Code/invalidArgument`` for a message of the session's own kinds (link control below
+    ///   `0x20`, and the payloads `data` and streams, `0x30...0x34`, which the session sends itself); nothing is sent.
+    func sendReliably(_ message: Message, to peer: PeerID) throws(SessionError)
     /// Sends `message` reliably to every member.
-    func sendReliablyToMembers(_ message: Message)
+    ///
+    /// - Throws: ``SessionError/Code/invalidArgument`` for a message of the session's own kinds, as
+    ///   ``sendReliably(_:to:)``.
+    func sendReliablyToMembers(_ message: Message) throws(SessionError)
     /// Sends `message` to every connected peer, reliably or (as a datagram where they get through) not.
-    func sendToConnectedPeers(_ message: Message, reliably: Bool)
+    ///
+    /// - Throws: ``SessionError/Code/invalidArgument`` for a message of the session's own kinds, as
+    ///   ``sendReliably(_:to:)``.
+    func sendToConnectedPeers(_ message: Message, reliably: Bool) throws(SessionError)
+}
+
+extension Message {
+    /// Refuses a message an application may not send through its ``ApplicationContext``: one of the session's own
+    /// kinds.
+    func checkSentByApplication() throws(SessionError) {
+        switch self {
+        case .application, .appMessage: return
+        default:
+            throw SessionError(
+                .invalidArgument,
+                "\(kind) is the session's own message: an application sends its own kinds (0x20...0x29) or appMessage")
+        }
+    }
 }

@@ -1,8 +1,9 @@
 import NIOCore
 import WireCodec
 
-/// The applications a session carries, and which one takes each message: a table by kind and one by application
-/// number, built as applications are added, so that a message finds its application with two array lookups.
+/// The applications a session carries, and which one takes each message: a table by application kind and one by
+/// application number, built as applications are added, so that a message finds its application with one array
+/// lookup.
 struct ApplicationRouter {
     private(set) var applications: [any SessionApplication] = []
     /// The index in `applications` of the one that takes each kind, by the kind's raw value.
@@ -15,14 +16,14 @@ struct ApplicationRouter {
     /// - Throws: ``SessionError/Code/invalidArgument`` when it takes a kind that is not an application command, or
     ///   a kind or number that another application takes.
     mutating func add(_ application: any SessionApplication) throws(SessionError) {
-        let kinds = application.messageKinds
+        let kinds = application.applicationKinds
         let numbers = application.appNumbers
         for kind in kinds {
-            guard kind.isApplicationCommand else {
-                throw SessionError(.invalidArgument, "\(kind) is not an application command (0x20...0x2f)")
+            guard MessageKind.applicationKinds.contains(kind) else {
+                throw SessionError(.invalidArgument, "kind \(kind) is not an application kind (0x20...0x29)")
             }
-            guard byKind[Int(kind.rawValue)] == nil else {
-                throw SessionError(.invalidArgument, "another application takes \(kind) already")
+            guard byKind[Int(kind)] == nil else {
+                throw SessionError(.invalidArgument, "another application takes kind \(kind) already")
             }
         }
         for number in numbers {
@@ -33,17 +34,17 @@ struct ApplicationRouter {
         }
         let index = applications.count
         applications.append(application)
-        for kind in kinds { byKind[Int(kind.rawValue)] = index }
+        for kind in kinds { byKind[Int(kind)] = index }
         for number in numbers { byNumber[Int(number)] = index }
     }
 
     /// The application that takes `message`, if any.
     func application(for message: Message) -> (any SessionApplication)? {
         let index: Int?
-        if case .appMessage(let appMessage) = message {
-            index = byNumber[Int(appMessage.app)]
-        } else {
-            index = byKind[Int(message.kind.rawValue)]
+        switch message {
+        case .application(let message): index = byKind[Int(message.kind)]
+        case .appMessage(let message): index = byNumber[Int(message.app)]
+        default: index = nil
         }
         return index.map { applications[$0] }
     }
@@ -51,13 +52,5 @@ struct ApplicationRouter {
     /// Calls `body` with every application, in the order they were added.
     func forEach(_ body: (any SessionApplication) -> Void) {
         for application in applications { body(application) }
-    }
-}
-
-extension MessageKind {
-    /// Whether an application may take messages of this kind by kind: the original apps' commands
-    /// (`0x20...0x2F`). The payloads of `0x30...0x34` are the session's own, and ``appMessage`` goes by number.
-    var isApplicationCommand: Bool {
-        (0x20...0x2F).contains(rawValue)
     }
 }

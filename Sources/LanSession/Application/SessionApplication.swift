@@ -1,24 +1,30 @@
 import NIOCore
 import WireCodec
 
-/// An application a session carries: the session hands it the messages of its kinds and tells it how membership
-/// changes; it sends through its ``ApplicationContext``. The session knows nothing else of it.
+/// An application a session carries: the session hands it the messages of its kinds (or numbers) and tells it how
+/// membership changes; it sends through its ``ApplicationContext``. The session knows nothing else of it.
 ///
 /// Add one with ``Session/addApplication(_:)`` before the session starts. It lives on the session's event loop:
 /// every call comes from there, and none may block. Give it a `Sendable` face of its own for the application's users
 /// (``ApplicationHandle`` hops to the loop), and its own events (``EventFanout`` hands them to any number of
 /// readers), as the original apps do in the BubblesAndCounter module.
 public protocol SessionApplication: AnyObject, SendableMetatype {
-    /// The kinds of message it takes: application commands (`0x20...0x2F`, docs/wire-format.md section 3.1). Read
-    /// once, when the application is added; two applications of one session may not share a kind.
-    var messageKinds: Set<MessageKind> { get }
+    /// The kinds of its own it takes, as ``Message/application(_:)`` messages: kind bytes of
+    /// ``MessageKind/applicationKinds`` (`0x20...0x29`, docs/wire-format.md section 3.1), whose bodies it reads
+    /// itself. Read once, when the application is added; two applications of one session may not share a kind.
+    var applicationKinds: Set<UInt8> { get }
 
     /// The application numbers of the ``Message/appMessage(_:)`` messages it takes (see ``AppMessage/app``): an
     /// application of its own sends and receives those. Read once; two applications may not share a number.
     var appNumbers: Set<UInt8> { get }
 
-    /// A message of its kinds arrived from `peer`: on the reliable channel (exactly once, in order) or as a datagram.
-    func received(_ message: Message, from peer: PeerID, reliably: Bool)
+    /// A message of its kinds or numbers arrived from `peer`: on the reliable channel (exactly once, in order) or as
+    /// a datagram.
+    ///
+    /// - Throws: ``WireError`` when the body of a message of its kinds is malformed: the session then closes the link
+    ///   it came on without a `bye` (or drops the rest of the datagram), as the codec does for a malformed message of
+    ///   the session's own kinds (docs/wire-format.md section 11).
+    func received(_ message: Message, from peer: PeerID, reliably: Bool) throws(WireError)
 
     /// `peer` connected (its first link carries traffic): greet it and send it what it may lack.
     func peerConnected(_ peer: PeerID)
@@ -47,7 +53,7 @@ public protocol SessionApplication: AnyObject, SendableMetatype {
 }
 
 extension SessionApplication {
-    public var messageKinds: Set<MessageKind> { [] }
+    public var applicationKinds: Set<UInt8> { [] }
     public var appNumbers: Set<UInt8> { [] }
     public func peerConnected(_ peer: PeerID) {}
     public func membershipChanged() {}

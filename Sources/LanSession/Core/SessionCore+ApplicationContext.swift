@@ -18,16 +18,19 @@ extension SessionCore: ApplicationContext {
 
     func name(of peer: PeerID) -> String { peers[peer]?.name ?? "" }
 
-    func sendReliably(_ message: Message, to peer: PeerID) {
+    func sendReliably(_ message: Message, to peer: PeerID) throws(SessionError) {
+        try message.checkSentByApplication()
         guard let record = peers[peer], takes(message, record) else { return }
         sendSequenced(message, to: record, as: .state)
     }
 
-    func sendReliablyToMembers(_ message: Message) {
+    func sendReliablyToMembers(_ message: Message) throws(SessionError) {
+        try message.checkSentByApplication()
         peers.forEachMember { if takes(message, $0) { sendSequenced(message, to: $0, as: .state) } }
     }
 
-    func sendToConnectedPeers(_ message: Message, reliably: Bool) {
+    func sendToConnectedPeers(_ message: Message, reliably: Bool) throws(SessionError) {
+        try message.checkSentByApplication()
         for peer in peers.all where peer.isConnected && takes(message, peer) {
             if reliably { sendSequenced(message, to: peer, as: .state) } else { sendUnreliable(message, to: peer) }
         }

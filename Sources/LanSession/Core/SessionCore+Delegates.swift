@@ -61,8 +61,8 @@ extension SessionCore: DatagramRouterDelegate {
         completePing(pong.nonce, at: now)
     }
 
-    func datagramDelivered(_ message: Message, from peer: PeerRecord) {
-        handleCommand(message, from: peer, reliably: false)
+    func datagramDelivered(_ message: Message, from peer: PeerRecord) throws(WireError) {
+        try handleCommand(message, from: peer, reliably: false)
     }
 }
 

@@ -52,7 +52,13 @@ extension SessionCore {
             default: payloadBytes = 0
             }
             receivedSequenced(from: peer, payloadBytes: payloadBytes)
-            handleCommand(message, from: peer, reliably: true)
+            do throws(WireError) {
+                try handleCommand(message, from: peer, reliably: true)
+            } catch {
+                // Malformed for its application, as a malformed frame is for the codec: no bye.
+                rejected(link, "malformed \(message.kind): \(error)")
+                close(link, reason: "malformed \(message.kind)")
+            }
         }
     }
 
@@ -69,8 +75,8 @@ extension SessionCore {
     }
 
     /// A command from `peer`, on either channel: the payloads of any application here, the rest by the application
-    /// that takes it.
-    func handleCommand(_ message: Message, from peer: PeerRecord, reliably: Bool) {
+    /// that takes it, which throws when it is malformed.
+    func handleCommand(_ message: Message, from peer: PeerRecord, reliably: Bool) throws(WireError) {
         switch message {
         case .data(let bytes):
             events.yieldData(ByteBuffer(bytes: bytes), from: peer.id, reliable: reliably)
@@ -82,7 +88,7 @@ extension SessionCore {
                 logger.debug("ignoring \(message.kind) from \(peer.name): no application takes it")
                 return
             }
-            application.received(message, from: peer.id, reliably: reliably)
+            try application.received(message, from: peer.id, reliably: reliably)
         }
     }
 }

@@ -11,8 +11,9 @@ protocol DatagramRouterDelegate: AnyObject {
     func datagramRoute(of peer: PeerRecord, asks actions: [DatagramProber.Action])
     /// A pong by datagram: true when it answers a ping the application asked for.
     func datagramPingAnswered(_ pong: Ping, at now: NIODeadline) -> Bool
-    /// A message for the peer's applications arrived by datagram (the peer is connected).
-    func datagramDelivered(_ message: Message, from peer: PeerRecord)
+    /// A message for the peer's applications arrived by datagram (the peer is connected); throws when its
+    /// application finds it malformed.
+    func datagramDelivered(_ message: Message, from peer: PeerRecord) throws(WireError)
 }
 
 /// The unreliable channel: the session's datagram socket, and per peer where its datagrams go and whether they get
@@ -250,13 +251,11 @@ final class DatagramRouter {
                     delegate?.datagramRoute(of: peer, asks: actions)
                 }
                 _ = delegate?.datagramPingAnswered(pong, at: now)
-            case .data, .appMessage:
+            case .data, .appMessage, .application:
+                // An application's kinds (0x20...0x29: `move`, and kinds of an application's own): the application
+                // takes it or not.
                 guard peer.isConnected else { continue }
-                delegate?.datagramDelivered(message, from: peer)
-            case _ where message.kind.isApplicationCommand:
-                // `move`, and any kind of an application's own (0x20...0x2F): the application takes it or not.
-                guard peer.isConnected else { continue }
-                delegate?.datagramDelivered(message, from: peer)
+                try delegate?.datagramDelivered(message, from: peer)
             default:
                 logger.debug("ignoring \(message.kind) in a datagram from \(peer.name)")
             }

@@ -1,7 +1,10 @@
+import BubblesAndCounter
+import LanSessionLE
 import WireCodec
 
-/// What a central asks for by writing the command characteristic of the LE GATT face (docs/wire-format.md 4.2): the
-/// value written is one framed message of the wire codec, a `pickUp`, `move`, `drop` or `counterIncrement`.
+/// What a central asks of the original apps by writing the command characteristic of the LE GATT face
+/// (docs/wire-format.md 4.2): the value written is one framed message of the apps, a `pickUp`, `move`, `drop` or
+/// `counterIncrement`.
 public enum GATTCommand: Hashable, Sendable {
     /// Pick up a bubble (`pickUp`, kind 0x24).
     case pickUp(view: UInt8)
@@ -51,7 +54,13 @@ public enum GATTCommand: Hashable, Sendable {
         guard length == frame.count else {
             throw DecodingError("\(frame.count - length) bytes after the frame: a write carries one message")
         }
-        switch message {
+        let command: BubblesAndCounterMessage?
+        do throws(WireError) {
+            command = try BubblesAndCounterMessage(message)
+        } catch {
+            throw DecodingError(wireError: error, "not a framed message: \(error)")
+        }
+        switch command {
         case .pickUp(let view): self = .pickUp(view: view)
         case .move(let move): self = .move(view: move.view, x: move.x, y: move.y)
         case .drop(let drop): self = .drop(view: drop.view, x: drop.x, y: drop.y)
@@ -60,8 +69,22 @@ public enum GATTCommand: Hashable, Sendable {
                 throw DecodingError("\(count) increments in one write, at most \(Self.maxIncrements)")
             }
             self = .increment(count: count)
-        default:
-            throw DecodingError("a \(message.kind) is not a command a central may write")
+        case let other:
+            throw DecodingError(
+                "a \(other.map { "\($0.kind)" } ?? "\(message.kind)") is not a command a central may write")
+        }
+    }
+
+    /// What a GATT face hands each written value to: it is decoded here, and each command goes to `take` (at once,
+    /// where the face runs: `take` must not block); a value that is no command is refused, which the face tells the
+    /// central (the application error 0x80).
+    public static func taker(_ take: @escaping @Sendable (GATTCommand) -> Void) -> GATTCommandTaker {
+        { value throws(GATTNotACommand) in
+            do throws(DecodingError) {
+                take(try GATTCommand(frame: value))
+            } catch {
+                throw GATTNotACommand(error.reason)
+            }
         }
     }
 }

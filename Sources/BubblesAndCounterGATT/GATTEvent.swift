@@ -1,7 +1,8 @@
+import BubblesAndCounter
 import WireCodec
 
-/// What the events characteristic of the LE GATT face tells a subscribed central (docs/wire-format.md 4.2): each
-/// notification is one framed message of the wire codec.
+/// What the events characteristic of the LE GATT face tells a subscribed central of the original apps
+/// (docs/wire-format.md 4.2): each notification is one framed message of the apps.
 public enum GATTEvent: Hashable, Sendable {
     /// A bubble moved, by anyone: a framed `move` (kind 0x25) with the move's sequence.
     case move(view: UInt8, x: Float, y: Float, sequence: UInt16)
@@ -11,7 +12,7 @@ public enum GATTEvent: Hashable, Sendable {
     case count(peer: PeerID, count: UInt64)
 
     /// The message the notification carries.
-    public var message: Message {
+    public var message: BubblesAndCounterMessage {
         switch self {
         case .move(let view, let x, let y, let sequence): .move(Move(view: view, x: x, y: y, sequence: sequence))
         case .bubble(let view, let holder, let x, let y):
@@ -23,6 +24,6 @@ public enum GATTEvent: Hashable, Sendable {
     /// The notification's value: the message, framed (a varint body length, then the body). Fails as the codec does
     /// on a coordinate that is not finite.
     public func payload() throws(WireError) -> [UInt8] {
-        try StreamFraming.encode(message)
+        try StreamFraming.encode(try message.message())
     }
 }
