@@ -1,6 +1,6 @@
 import BubblesAndCounter
 import DBusClient
-import LanSession
+@_spi(Diagnostics) import LanSession
 import LanSessionBlueZ
 import LanSessionLE
 import LanSessionRFCOMM
