@@ -6,10 +6,12 @@ import WireCodec
 public struct SessionConfiguration: Sendable {
     /// This peer's id: the device key's (``DeviceIdentity/peerID``). Another one only with insecure links.
     public var peerID: PeerID
-    /// The device's long-term keys; keep them with ``DeviceIdentity/persistent(in:)`` so that the device stays the
-    /// same one (and stays trusted) across restarts.
+    /// The device's long-term keys: by default new ones at each start (a new device). Keep them with
+    /// ``DeviceIdentity/persistent(in:)`` so that the device stays the same one (and stays trusted) across restarts.
     public var identity: DeviceIdentity
     /// Who gets in: paired devices (the default), holders of the secret, or anyone (section 9 of the wire format).
+    /// With the default, two sessions link but do not join until their devices pair; each tells its subscribers so
+    /// (``SessionNotice/notPaired(_:name:fingerprint:)``).
     public var admission: AdmissionMode = .paired
     /// Links without the Noise handshake and without encryption: for measuring what encryption costs, never for use.
     /// Requires admission `open`; peer ids are then only claimed, not proven. Behind `@_spi(Diagnostics)`.
