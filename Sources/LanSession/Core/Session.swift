@@ -6,8 +6,8 @@ import Synchronization
 import WireCodec
 
 /// A multipeer session: this peer and the peers it links to. Applications send them messages
-/// (``send(_:to:mode:)``), byte streams (``openStream(named:to:)``) and files
-/// (``sendResource(at:named:to:progress:)``), and read everything that happens from ``subscribe(bufferSize:)``.
+/// (``send(_:to:mode:)-(ByteBuffer,_,_)``), byte streams (``openStream(named:to:)``) and files
+/// (``sendResource(at:named:to:progress:)``), and read everything that happens from ``subscribe(bufferSize:data:)``.
 /// Applications with commands of their own run inside it (``addApplication(_:)``), as the original apps (a counter,
 /// three bubbles, player indexes) do in the BubblesAndCounter module.
 ///
@@ -19,7 +19,7 @@ public final class Session: Sendable {
     public let peerID: PeerID
     /// The configuration the session was made with.
     public let configuration: SessionConfiguration
-    /// Everything that happens from now on, in order: a new subscription at each use, as ``subscribe(bufferSize:)``
+    /// Everything that happens from now on, in order: a new subscription at each use, as ``subscribe(bufferSize:data:)``
     /// with its default buffer.
     public var events: AsyncStream<SessionEvent> { subscribe() }
 
@@ -38,9 +38,12 @@ public final class Session: Sendable {
     /// Creates a session; nothing is bound until ``start()``.
     ///
     /// - Parameters:
+    ///   - configuration: Who this peer is, whom it admits, and its timings; checked here
+    ///     (``SessionConfiguration/validate()``).
     ///   - transports: How peers are reached, each transport listening and dialling its own endpoints; the first
     ///     that carries datagrams gives the unreliable channel. Names must differ.
     ///   - eventLoop: The loop every socket of the session runs on; by default a thread of the session's own.
+    ///   - logger: Where the session logs, at debug and trace only, with the peer's id as metadata.
     public init(
         configuration: SessionConfiguration, transports: [any Transport] = [LANTransport()],
         eventLoop: (any EventLoop)? = nil,

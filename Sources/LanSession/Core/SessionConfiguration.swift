@@ -101,7 +101,7 @@ public struct SessionConfiguration: Sendable {
     /// Holds the writes of received resources where a test says (see ``InboxGate``); nil in use.
     var inboxGate: InboxGate?
 
-    /// Whether links run the Noise handshake and are encrypted: always, but with ``isInsecure``.
+    /// Whether links run the Noise handshake and are encrypted: always, but with insecure links (`isInsecure`).
     public var isEncrypted: Bool { !isInsecure }
 
     /// The session's shared secret (admission `secret`), nil otherwise.

@@ -34,7 +34,7 @@ public struct DeviceIdentity: Sendable {
     public var signingPublicKey: [UInt8] { Array(signingKey.publicKey.rawRepresentation) }
     /// The peer id this device goes by: derived from ``publicKey``.
     public var peerID: PeerID { PeerID(publicKey: publicKey) }
-    /// The short fingerprint people compare: see ``PeerID/fingerprint(of:)``.
+    /// The short fingerprint people compare: see `PeerID.fingerprint(of:)`.
     public var fingerprint: String { PeerID.fingerprint(of: publicKey) }
 
     /// What the key file starts with.
