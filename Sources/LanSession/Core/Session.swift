@@ -19,8 +19,8 @@ public final class Session: Sendable {
     public let peerID: PeerID
     /// The configuration the session was made with.
     public let configuration: SessionConfiguration
-    /// Everything that happens from now on, in order: a new subscription at each use, as ``subscribe(bufferSize:data:)``
-    /// with its default buffer.
+    /// Everything that happens from now on, in order: a new subscription at each use, as
+    /// ``subscribe(bufferSize:data:)`` with its default buffer.
     public var events: AsyncStream<SessionEvent> { subscribe() }
 
     /// Events buffered for one subscriber by default.

@@ -13,7 +13,8 @@ public enum SendMode: String, Hashable, Sendable, CaseIterable {
 }
 
 extension Session {
-    /// Largest message ``send(_:to:mode:)-(ByteBuffer,_,_)`` takes reliably, in bytes; use a stream or a resource for more.
+    /// Largest message ``send(_:to:mode:)-(ByteBuffer,_,_)`` takes reliably, in bytes; use a stream or a resource
+    /// for more.
     public static let maxMessageSize = Wire.maxDataLength
     /// Largest message ``send(_:to:mode:)-(ByteBuffer,_,_)`` takes unreliably, in bytes.
     public static let maxUnreliableMessageSize = Wire.maxUnreliableDataLength
