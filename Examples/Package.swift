@@ -7,6 +7,8 @@ import PackageDescription
 //   through LanSessionDiscovery, without it (`--disable-default-traits`) it needs LanSession alone: no Avahi headers,
 //   no libavahi-client.
 // - status-board: an application of its own inside a session (SessionApplication), with its own messages.
+// - readme-messages, readme-application: README's two library examples, as README prints them (a unit test of the
+//   main package checks that README shows them line for line); the first needs the Discovery trait (empty without).
 let package = Package(
     name: "LanSessionExamples",
     traits: [
@@ -40,6 +42,23 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Sources/StatusBoard"
+        ),
+        .executableTarget(
+            name: "readme-messages",
+            dependencies: [
+                .product(name: "LanSession", package: "LanSession"),
+                .product(
+                    name: "LanSessionDiscovery", package: "LanSession", condition: .when(traits: ["Discovery"])),
+            ],
+            path: "Sources/Readme/Messages"
+        ),
+        .executableTarget(
+            name: "readme-application",
+            dependencies: [
+                .product(name: "LanSession", package: "LanSession"),
+                .product(name: "WireCodec", package: "LanSession"),
+            ],
+            path: "Sources/Readme/Application"
         ),
     ],
     swiftLanguageModes: [.v6]

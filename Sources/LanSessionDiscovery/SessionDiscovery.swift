@@ -1,5 +1,5 @@
 import AvahiDiscovery
-import LanSession
+@_spi(Diagnostics) import LanSession
 import Logging
 import ServiceLifecycle
 import Synchronization

@@ -1,7 +1,7 @@
 import BubblesAndCounter
 import Foundation
 import Histogram
-import LanSession
+@_spi(Diagnostics) import LanSession
 import Logging
 import SessionControl
 import WireCodec

@@ -1,7 +1,7 @@
 import BubblesAndCounter
 import BubblesAndCounterGATT
 import DBusClient
-import LanSession
+@_spi(Diagnostics) import LanSession
 import LanSessionBlueZ
 import LanSessionLE
 import LanSessionRFCOMM

@@ -55,7 +55,7 @@ final class OperatorLog: Sendable {
             if !info.name.isEmpty { names.withLock { $0[info.peerID] = info.name } }
         case .notice(let notice):
             switch notice {
-            case .authenticationFailed, .datagramsFallBack:
+            case .authenticationFailed, .datagramsFallBack, .notPaired:
                 logger.notice("\(notice)")
             case .linkRejected, .unprovenLinkRefused, .descriptorsExhausted, .datagramsUnavailable,
                 .replayBufferOverflowed, .trustNotSaved:

@@ -2,7 +2,7 @@ import ArgumentParser
 import AvahiDiscovery
 import BubblesAndCounter
 import Foundation
-import LanSession
+@_spi(Diagnostics) import LanSession
 import LanSessionDiscovery
 import LanSessionLE
 import LanSessionRFCOMM

@@ -389,8 +389,15 @@ struct BubblesAndCounterAppTests {
         print("measured: the late joiner caught up \(ContinuousClock.now - joined) after it started")
         let shown = try await one.bubbles().bubbles
         #expect(caughtUp, "the late joiner shows \(shown), the others \(expected)")
-        // The others' boards were not overwritten by the newcomer's, though it coordinates now.
-        try await Task.sleep(for: .milliseconds(300))
+        // The others' boards were not overwritten by the newcomer's, though it coordinates now: whatever it sent
+        // before an increment arrived before it (one reliable channel, in order).
+        _ = try await one.increment(by: 1)
+        #expect(
+            try await waitUntil {
+                let (seenByTwo, seenByFour) = (try await two.counter(), try await four.counter())
+                return seenByTwo.total == 9 && seenByFour.total == 9
+            },
+            "the newcomer's increment did not arrive")
         #expect(try await one.layout().coordinator == PeerID(1))
         #expect(try await two.bubbles().bubbles.map(\.holder) == expected.map(\.holder))
         #expect(try await four.bubbles().bubbles.map(\.x) == expected.map(\.x))

@@ -2,7 +2,7 @@ import NIOCore
 import Testing
 import WireCodec
 
-@testable import LanSession
+@_spi(Diagnostics) @testable import LanSession
 
 /// Who gets past the handshake, as a value.
 @Suite("Admission")

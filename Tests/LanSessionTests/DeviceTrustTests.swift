@@ -77,6 +77,30 @@ struct DeviceTrustTests {
         #expect(try await a.pairings().isEmpty)
     }
 
+    @Test("two sessions made with the default configuration do not join until paired, and each says why")
+    func defaultsSayWhy() async throws {
+        let a = try Session(configuration: SessionConfiguration(displayName: "a"))
+        let b = try Session(configuration: SessionConfiguration(displayName: "b"))
+        defer { Task { await stopAll([a, b]) } }
+        let (seenByA, seenByB) = (EventRecorder(a), EventRecorder(b))
+        try await a.start()
+        try await b.start()
+        try await b.connect(to: Endpoint(host: "127.0.0.1", port: await a.port))
+        func told(_ recorder: EventRecorder<SessionEvent>, about other: Session) async -> Bool {
+            await recorder.wait { events in
+                events.contains {
+                    if case .notice(.notPaired(other.peerID, _, other.fingerprint)) = $0 { true } else { false }
+                }
+            }
+        }
+        #expect(await told(seenByA, about: b))
+        #expect(await told(seenByB, about: a))
+        #expect(try await a.connectedPeers().isEmpty)
+        let notice = SessionNotice.notPaired(b.peerID, name: "b", fingerprint: b.fingerprint)
+        #expect("\(notice)".contains("is not paired with this device"))
+        #expect(!"\(notice)".contains("\n"))
+    }
+
     @Test(
         "pair with one member and be admitted by all; removed by one, out of all within 2 s, and only pairing again lets it back"
     )
@@ -114,8 +138,12 @@ struct DeviceTrustTests {
             #expect(try await member.removedDevices().contains { $0.peerID == four.peerID })
         }
         // It redials and presents its old introduction: refused by all.
+        let seenByTwo = EventRecorder(two)
         try await four.connect(to: await two.endpoint)
-        try await Task.sleep(for: .milliseconds(500))
+        let held = await seenByTwo.wait {
+            $0.contains { if case .notice(.notPaired(four.peerID, _, _)) = $0 { true } else { false } }
+        }
+        #expect(held, "two did not hold the removed device as a stranger")
         let back = try await connected(two, to: [four])
         #expect(!back, "a removed device got back in on its old introduction")
         // Pairing again with one lets it back everywhere.

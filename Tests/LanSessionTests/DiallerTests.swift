@@ -151,6 +151,32 @@ struct DiallerTests {
         #expect(Set(session.dials.map(\.endpoint)) == Set(endpoints))
     }
 
+    @Test("a disconnected peer is not redialled, on its static or its discovered endpoints, however long one waits")
+    func disconnectedPeer() {
+        let session = FakeSession(loop: loop)
+        let dialler = dialler(session)
+        let given = Endpoint(host: "10.0.0.2", port: 4000)
+        let found = Endpoint(host: "10.0.0.3", port: 4000)
+        dialler.addStatic(given)
+        dialler.staticEndpoint(given, isPeer: peer)
+        _ = dialler.setRecord("dns-sd", endpoints: [found], for: peer)
+        session.facts[peer] = wanted()
+        dialler.start()
+        #expect(Set(session.dials.map(\.endpoint)) == [given, found])
+        for dial in session.dials { dial.promise.succeed() }
+        for endpoint in [given, found] { dialler.dialEnded(endpoint, for: peer, failed: false) }
+        session.dials = []
+        // Session.disconnect(_:): the peer has left, its dials stop, then its links close.
+        session.facts[peer] = DialFacts(wanted: true, left: true, connected: false, coveredPaths: [])
+        dialler.stopDialling(peer)
+        for endpoint in [given, found] {
+            dialler.linkClosed(dialling: endpoint, intended: peer, helloReceived: true)
+        }
+        dialler.reconcile(peer)
+        loop.advanceTime(by: .seconds(60))
+        #expect(session.dials.isEmpty, "redialled \(session.dials.map(\.endpoint))")
+    }
+
     @Test("a static endpoint is dialled at the start; a failure is reported and retried after its backoff")
     func staticEndpoint() {
         let session = FakeSession(loop: loop)

@@ -4,7 +4,7 @@ import NIOEmbedded
 import TestSupport
 import WireCodec
 
-@testable import LanSession
+@_spi(Diagnostics) @testable import LanSession
 
 /// A session core on an `EmbeddedEventLoop`, running without listeners: its links are `EmbeddedChannel`s set up as
 /// its listener would set up accepted connections, so that a test feeds frames in and reads frames out, with no

@@ -1,4 +1,4 @@
-import LanSession
+@_spi(Diagnostics) import LanSession
 import TestSupport
 import Testing
 
@@ -24,8 +24,9 @@ struct InvitationTests {
     func inviteAccepted() async throws {
         let (a, b) = try await pair()
         let asked = EventRecorder(b)
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try await b.invitations().isEmpty, "nothing was dialled before the invitation")
+        // The dialler decided when the record came: a discovered peer, no link to it.
+        let held = try #require(try await a.peers().first { $0.peerID == b.peerID })
+        #expect(held.state == .discovered && held.links.isEmpty, "dialled before the invitation: \(held)")
         async let invited: Void = a.invite(b.peerID, context: Array("join the game".utf8), timeout: .seconds(5))
         #expect(
             await asked.wait { events in
@@ -36,6 +37,8 @@ struct InvitationTests {
         let request = try #require(try await b.invitations().first)
         #expect(try await b.answer(request.id, accept: true))
         try await invited
+        let invitations = asked.events.compactMap { if case .invitation(let r) = $0 { r } else { nil } }
+        #expect(invitations.map(\.context) == [Array("join the game".utf8)], "one invitation, the one with the context")
         #expect(try await a.connectionState(of: b.peerID) == .connected)
         await stopAll([a, b])
     }

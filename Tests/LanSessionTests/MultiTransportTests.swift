@@ -1,4 +1,4 @@
-import LanSession
+@_spi(Diagnostics) import LanSession
 import NIOCore
 import NIOPosix
 import TestSupport

@@ -168,7 +168,11 @@ struct PayloadTests {
             }
             received += chunk.count
             consumed.store(received, ordering: .relaxed)
-            if received % (256 << 10) < chunk.count { try await Task.sleep(for: .milliseconds(20)) }  // slow reader
+            if received % (256 << 10) < chunk.count {
+                // A slow reader: it reads on once the writer ran ahead (its credit lets it by 3/4 of the window).
+                let ahead = min(total, received + Session.streamWindow / 4)
+                _ = await waitUntil(.seconds(5), every: .milliseconds(1)) { written.load(ordering: .relaxed) >= ahead }
+            }
         }
         try await writing
         #expect(received == total)

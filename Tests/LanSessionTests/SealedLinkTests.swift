@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 import WireCodec
 
-@testable import LanSession
+@_spi(Diagnostics) @testable import LanSession
 
 /// An encrypted link of a session, on an embedded channel; the test plays the dialing peer with LinkCrypto's Noise
 /// handshake directly.

@@ -1,5 +1,5 @@
 import Foundation
-import LanSession
+@_spi(Diagnostics) import LanSession
 import NIOCore
 import TestSupport
 import Testing
@@ -120,7 +120,12 @@ struct SessionTests {
             async let two: Void = b.connect(to: endpointA)
             _ = try await (one, two)
             #expect(try await waitUntil { try await bothConnected(a, b) })
-            try await Task.sleep(for: .milliseconds(500))
+            // Until one of the two links closed on each side: the duplicate's end, not a time.
+            #expect(
+                try await waitUntil {
+                    let (linksOfA, linksOfB) = (try await a.peers(), try await b.peers())
+                    return linksOfA.map(\.links.count) == [1] && linksOfB.map(\.links.count) == [1]
+                })
             #expect(try await a.connectedPeers().count == 1)
             #expect(try await b.connectedPeers().count == 1)
             let connects = eventsA.events.filter { if case .peerConnected = $0 { true } else { false } }.count

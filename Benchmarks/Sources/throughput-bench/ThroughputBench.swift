@@ -1,6 +1,6 @@
 import BubblesAndCounter
 import Foundation
-import LanSession
+@_spi(Diagnostics) import LanSession
 import Logging
 import NIOCore
 import NIOPosix

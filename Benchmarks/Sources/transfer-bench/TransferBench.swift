@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import Histogram
-import LanSession
+@_spi(Diagnostics) import LanSession
 import Logging
 import NIOCore
 import NIOPosix

@@ -14,7 +14,7 @@ public protocol SessionApplication: AnyObject, SendableMetatype {
     /// itself. Read once, when the application is added; two applications of one session may not share a kind.
     var applicationKinds: Set<UInt8> { get }
 
-    /// The application numbers of the ``Message/appMessage(_:)`` messages it takes (see ``AppMessage/app``): an
+    /// The application numbers of the `Message.appMessage(_:)` messages it takes (see `AppMessage.app`): an
     /// application of its own sends and receives those. Read once; two applications may not share a number.
     var appNumbers: Set<UInt8> { get }
 

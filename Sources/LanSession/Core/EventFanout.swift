@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Hands every event to each of its subscribers, each through a bounded buffer of its own: a session's events
-/// (``Session/subscribe(bufferSize:)``), and any application's own (the original apps use one for theirs).
+/// (``Session/subscribe(bufferSize:data:)``), and any application's own (the original apps use one for theirs).
 ///
 /// A subscriber that falls behind keeps the oldest events it has not read; newer ones are counted instead of kept,
 /// and it is told how many with the event `missed(count)` makes, as soon as its buffer has room again, so that it

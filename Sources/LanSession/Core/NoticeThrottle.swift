@@ -8,6 +8,8 @@ struct NoticeThrottle {
         case refusedHandshake
         /// Replay buffers that overflowed.
         case replayOverflow
+        /// Devices that are not paired, held as strangers.
+        case stranger
     }
 
     private var counts: [Kind: Int] = [:]

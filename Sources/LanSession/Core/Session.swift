@@ -6,8 +6,8 @@ import Synchronization
 import WireCodec
 
 /// A multipeer session: this peer and the peers it links to. Applications send them messages
-/// (``send(_:to:mode:)``), byte streams (``openStream(named:to:)``) and files
-/// (``sendResource(at:named:to:progress:)``), and read everything that happens from ``subscribe(bufferSize:)``.
+/// (``send(_:to:mode:)-(ByteBuffer,_,_)``), byte streams (``openStream(named:to:)``) and files
+/// (``sendResource(at:named:to:progress:)``), and read everything that happens from ``subscribe(bufferSize:data:)``.
 /// Applications with commands of their own run inside it (``addApplication(_:)``), as the original apps (a counter,
 /// three bubbles, player indexes) do in the BubblesAndCounter module.
 ///
@@ -19,8 +19,8 @@ public final class Session: Sendable {
     public let peerID: PeerID
     /// The configuration the session was made with.
     public let configuration: SessionConfiguration
-    /// Everything that happens from now on, in order: a new subscription at each use, as ``subscribe(bufferSize:)``
-    /// with its default buffer.
+    /// Everything that happens from now on, in order: a new subscription at each use, as
+    /// ``subscribe(bufferSize:data:)`` with its default buffer.
     public var events: AsyncStream<SessionEvent> { subscribe() }
 
     /// Events buffered for one subscriber by default.
@@ -38,9 +38,12 @@ public final class Session: Sendable {
     /// Creates a session; nothing is bound until ``start()``.
     ///
     /// - Parameters:
+    ///   - configuration: Who this peer is, whom it admits, and its timings; checked here
+    ///     (``SessionConfiguration/validate()``).
     ///   - transports: How peers are reached, each transport listening and dialling its own endpoints; the first
     ///     that carries datagrams gives the unreliable channel. Names must differ.
     ///   - eventLoop: The loop every socket of the session runs on; by default a thread of the session's own.
+    ///   - logger: Where the session logs, at debug and trace only, with the peer's id as metadata.
     public init(
         configuration: SessionConfiguration, transports: [any Transport] = [LANTransport()],
         eventLoop: (any EventLoop)? = nil,
@@ -173,25 +176,25 @@ public final class Session: Sendable {
 
     /// Sets the addresses discovery record `record` (a DNS-SD instance name) gives for a peer, replacing what that
     /// record gave before; the peer keeps the addresses of its other records and its static ones.
-    public func discovered(
+    package func discovered(
         _ endpoints: [Endpoint], peerID: PeerID, name: String, record: String
     ) async throws(SessionError) {
         try await call { $0.addDiscovered(endpoints, peer: peerID, name: name, record: record) }
     }
 
     /// Forgets the addresses discovery record `record` gave; those of the peer's other records stay.
-    public func vanished(record: String) async throws(SessionError) {
+    package func vanished(record: String) async throws(SessionError) {
         try await call { $0.removeDiscovered(record: record) }
     }
 
     /// How each of `peers` can be reached now, for a discovery that resolves only what it has to.
-    public func reach(of peers: Set<PeerID>) async throws(SessionError) -> [PeerID: PeerReach] {
+    package func reach(of peers: Set<PeerID>) async throws(SessionError) -> [PeerID: PeerReach] {
         try await call { $0.reach(of: peers) }
     }
 
     /// How many times a peer's connection state changed so far (connected, lost, left): read without a hop to the
     /// session's loop, so that a discovery can tell at no cost that nothing changed since it last looked.
-    public var peerStateChangeCount: UInt64 { peerStateChanges.value }
+    package var peerStateChangeCount: UInt64 { peerStateChanges.value }
 
     /// Every peer the session knows.
     public func peers() async throws(SessionError) -> [PeerInfo] {
@@ -230,7 +233,7 @@ public final class Session: Sendable {
 
     /// Measures `count` round trips to `peer` back to back, as ``ping(_:unreliable:payloadSize:transport:)`` does one:
     /// each ping leaves as the previous pong arrives, on the session's event loop, so the figures hold no thread hop.
-    public func measureRoundTrips(
+    @_spi(Diagnostics) public func measureRoundTrips(
         to peer: PeerID, count: Int, unreliable: Bool = false, payloadSize: Int = 0, transport: String? = nil
     ) async throws(SessionError) -> [Duration] {
         guard (1...1_000_000).contains(count) else {
@@ -249,7 +252,7 @@ public final class Session: Sendable {
     }
 
     /// Closes the active link to `peer` abruptly, as a broken connection would (for tests and diagnostics).
-    public func dropLink(to peer: PeerID) async throws(SessionError) {
+    package func dropLink(to peer: PeerID) async throws(SessionError) {
         try await call { $0.dropActiveLink(to: peer) }
     }
 

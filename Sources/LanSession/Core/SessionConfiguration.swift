@@ -4,16 +4,18 @@ import WireCodec
 
 /// Everything a session needs to know before it starts.
 public struct SessionConfiguration: Sendable {
-    /// This peer's id: the device key's (``DeviceIdentity/peerID``). Another one only with ``isInsecure`` links.
+    /// This peer's id: the device key's (``DeviceIdentity/peerID``). Another one only with insecure links.
     public var peerID: PeerID
-    /// The device's long-term keys; keep them with ``DeviceIdentity/persistent(in:)`` so that the device stays the
-    /// same one (and stays trusted) across restarts.
+    /// The device's long-term keys: by default new ones at each start (a new device). Keep them with
+    /// ``DeviceIdentity/persistent(in:)`` so that the device stays the same one (and stays trusted) across restarts.
     public var identity: DeviceIdentity
     /// Who gets in: paired devices (the default), holders of the secret, or anyone (section 9 of the wire format).
+    /// With the default, two sessions link but do not join until their devices pair; each tells its subscribers so
+    /// (``SessionNotice/notPaired(_:name:fingerprint:)``).
     public var admission: AdmissionMode = .paired
     /// Links without the Noise handshake and without encryption: for measuring what encryption costs, never for use.
-    /// Requires admission `open`; peer ids are then only claimed, not proven.
-    public var isInsecure = false
+    /// Requires admission `open`; peer ids are then only claimed, not proven. Behind `@_spi(Diagnostics)`.
+    @_spi(Diagnostics) public var isInsecure = false
     /// The file where the trusted set is kept (admission `paired`), replaced atomically on every change; nil keeps
     /// it in memory only.
     public var trustedDevicesFile: String?
@@ -99,7 +101,7 @@ public struct SessionConfiguration: Sendable {
     /// Holds the writes of received resources where a test says (see ``InboxGate``); nil in use.
     var inboxGate: InboxGate?
 
-    /// Whether links run the Noise handshake and are encrypted: always, but with ``isInsecure``.
+    /// Whether links run the Noise handshake and are encrypted: always, but with insecure links (`isInsecure`).
     public var isEncrypted: Bool { !isInsecure }
 
     /// The session's shared secret (admission `secret`), nil otherwise.

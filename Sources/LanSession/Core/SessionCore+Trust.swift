@@ -89,6 +89,10 @@ extension SessionCore {
         link.machine.becomeStranger()
         pairings.stranger(link, is: hello.peerID)
         logger.debug("\(hello.displayName) (\(hello.peerID)) is not a trusted device: it may only ask to pair")
+        let fingerprint = PeerID.fingerprint(of: link.publicKey ?? [])
+        if throttle.count(.stranger).report {
+            events.yield(.notice(.notPaired(hello.peerID, name: hello.displayName, fingerprint: fingerprint)))
+        }
         if pairings.wanted.contains(hello.peerID) { askToPair(on: link, hello: hello) }
     }
 

@@ -22,6 +22,10 @@ public enum SessionNotice: Hashable, Sendable, CustomStringConvertible {
     /// A peer's replay buffer is full (it is away, or slow to acknowledge): state messages to it are held back and its
     /// applications are brought up to date by their state once it acknowledges; payloads wait and are never dropped.
     case replayBufferOverflowed(PeerID, name: String)
+    /// A device that is not paired with this one linked (admission ``AdmissionMode/paired``, the default): its link
+    /// stays open only for pairing, so it does not join until the two devices pair
+    /// (``Session/requestPairing(with:)``), or both sessions admit by secret or openly.
+    case notPaired(PeerID, name: String, fingerprint: String)
     /// The trusted devices could not be saved (a full disk, say): the file keeps the previous set; the next change
     /// saves again.
     case trustNotSaved(detail: String)
@@ -43,6 +47,8 @@ public enum SessionNotice: Hashable, Sendable, CustomStringConvertible {
             "datagrams do not get through to \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))"), though it answers on its link; using the link instead"
         case .replayBufferOverflowed(let peer, let name):
             "the replay buffer for \(name.isEmpty ? "\(peer)" : "\(name) (\(peer))") is full: state messages to it are held back (payloads wait), and it is re-synchronised once it acknowledges"
+        case .notPaired(let peer, let name, let fingerprint):
+            "\(name.isEmpty ? "" : "\(name) ")(\(peer), \(fingerprint)) is not paired with this device: admission is paired, so it joins once the two devices pair (or both admit by secret, or openly)"
         case .trustNotSaved(let detail):
             "cannot save the trusted devices: \(detail); the file keeps the previous set"
         }

@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import WireCodec
 
-/// How ``Session/send(_:to:mode:)`` delivers a message.
+/// How ``Session/send(_:to:mode:)-(ByteBuffer,_,_)`` delivers a message.
 public enum SendMode: String, Hashable, Sendable, CaseIterable {
     /// Exactly once and in order per peer, across reconnects and path switches.
     case reliable
@@ -13,9 +13,10 @@ public enum SendMode: String, Hashable, Sendable, CaseIterable {
 }
 
 extension Session {
-    /// Largest message ``send(_:to:mode:)`` takes reliably, in bytes; use a stream or a resource for more.
+    /// Largest message ``send(_:to:mode:)-(ByteBuffer,_,_)`` takes reliably, in bytes; use a stream or a resource
+    /// for more.
     public static let maxMessageSize = Wire.maxDataLength
-    /// Largest message ``send(_:to:mode:)`` takes unreliably, in bytes.
+    /// Largest message ``send(_:to:mode:)-(ByteBuffer,_,_)`` takes unreliably, in bytes.
     public static let maxUnreliableMessageSize = Wire.maxUnreliableDataLength
     /// How far the writer of a byte stream may run ahead of its reader, in bytes.
     public static let streamWindow = Int(StreamMultiplexer.streamWindow)
@@ -176,7 +177,7 @@ extension Session {
     }
 
     /// The states `peer` goes through from now on (``SessionEvent/peerChanged(_:_:)`` for that peer only), for one
-    /// reader, buffered as ``subscribe(bufferSize:)``.
+    /// reader, buffered as ``subscribe(bufferSize:data:)``.
     public func connectionStates(
         of peer: PeerID
     ) -> AsyncCompactMapSequence<AsyncStream<SessionEvent>, PeerConnectionState> {

@@ -1,5 +1,5 @@
 /// How a peer can be reached now, as a discovery asks it (``Session/reach(of:)``) to resolve only what it has to.
-public enum PeerReach: Hashable, Sendable {
+package enum PeerReach: Hashable, Sendable {
     /// A link to it carries traffic.
     case connected
     /// Not connected, but endpoints to dial are known.

@@ -6,11 +6,11 @@
 
 /// Writes a small file so that it is either the old one or the new one, never half of either: a new file of mode
 /// 0600 beside it, synced, renamed over it, and the directory synced. A failure (a full disk among others) leaves the
-/// old file as it was and removes the new one. Blocking: call it off the event loop. For an application's own small
-/// state (sessiond keeps its counter with it), as the session keeps the device key and the trusted devices.
-public enum AtomicFile {
+/// old file as it was and removes the new one. Blocking: call it off the event loop. The session keeps the device key
+/// and the trusted devices with it, and sessiond its own small state (its counter, the page's token).
+package enum AtomicFile {
     /// Replaces the file at `path` with `bytes`, durably; the error (``SessionError/Code/io``) carries errno's text.
-    public static func write(_ bytes: [UInt8], to path: String) throws(SessionError) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(SessionError) {
         let temporary = path + ".new"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ResourceFile.error("cannot create \(temporary)") }

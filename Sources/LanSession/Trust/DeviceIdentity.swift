@@ -12,10 +12,10 @@ import WireCodec
 /// statements about other devices. The peer id is derived from the X25519 public key, so that no device can claim
 /// another's id without its private key.
 public struct DeviceIdentity: Sendable {
-    /// The key the Noise handshake proves (the static key `s`).
-    public let staticKey: Curve25519.KeyAgreement.PrivateKey
-    /// The key that signs introductions and removals.
-    public let signingKey: Curve25519.Signing.PrivateKey
+    /// The key the Noise handshake proves (the static key `s`): never public, the session alone uses it.
+    package let staticKey: Curve25519.KeyAgreement.PrivateKey
+    /// The key that signs introductions and removals: never public, the session alone uses it.
+    package let signingKey: Curve25519.Signing.PrivateKey
 
     /// Wraps existing keys.
     public init(staticKey: Curve25519.KeyAgreement.PrivateKey, signingKey: Curve25519.Signing.PrivateKey) {
@@ -34,7 +34,7 @@ public struct DeviceIdentity: Sendable {
     public var signingPublicKey: [UInt8] { Array(signingKey.publicKey.rawRepresentation) }
     /// The peer id this device goes by: derived from ``publicKey``.
     public var peerID: PeerID { PeerID(publicKey: publicKey) }
-    /// The short fingerprint people compare: see ``PeerID/fingerprint(of:)``.
+    /// The short fingerprint people compare: see `PeerID.fingerprint(of:)`.
     public var fingerprint: String { PeerID.fingerprint(of: publicKey) }
 
     /// What the key file starts with.
