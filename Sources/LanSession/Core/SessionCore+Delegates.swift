@@ -29,14 +29,20 @@ extension SessionCore: DiallerDelegate {
 }
 
 extension SessionCore: DatagramRouterDelegate {
-    func datagramLink(forToken token: UInt64) -> (link: Link, peer: PeerRecord)? {
+    func datagramSource(forToken token: UInt64) -> DatagramSource? {
         guard runState == .running, let link = links.link(forToken: token), let peer = peers.peer(of: link) else {
             return nil
         }
-        return (link, peer)
+        return DatagramSource(
+            peer: peer.id, remoteAddress: link.remoteAddress, security: link.security, isConnected: peer.isConnected)
     }
 
-    func datagramRoute(of peer: PeerRecord, asks actions: [DatagramProber.Action]) {
+    func datagramReceived(forToken token: UInt64, at now: NIODeadline) {
+        links.link(forToken: token)?.liveness.didReceive(at: now)
+    }
+
+    func datagramRoute(of id: PeerID, asks actions: [DatagramProber.Action]) {
+        guard let peer = peers[id] else { return }
         for action in actions {
             switch action {
             case .sendProbe:
@@ -61,7 +67,8 @@ extension SessionCore: DatagramRouterDelegate {
         completePing(pong.nonce, at: now)
     }
 
-    func datagramDelivered(_ message: Message, from peer: PeerRecord) {
+    func datagramDelivered(_ message: Message, from id: PeerID) {
+        guard let peer = peers[id] else { return }
         handleCommand(message, from: peer, reliably: false)
     }
 }

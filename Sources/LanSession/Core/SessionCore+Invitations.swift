@@ -64,19 +64,19 @@ extension SessionCore {
     /// and a refusal that will not change by itself stops the redials.
     func declined(_ reason: DeclineReason, on link: Link) {
         guard reason != .duplicateLink else {  // the peer keeps another link on this path
-            link.replacedByPeer = true
+            link.replacedOnPeersSide()
             return
         }
         logger.debug("\(link.hello?.displayName ?? link.remoteDescription) declined: \(reason)")
         events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
         if let peer = peers.peer(of: link) {
-            peer.notConnectedReason = .declined(reason)
+            peer.notConnected(.declined(reason))
             endInvite(
                 of: peer, SessionError(.declined, "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) declined: \(reason)")
             )
             if reason == .versionMismatch || reason == .wrongSession || reason == .rejected {
                 // A refusal that will not change by itself: stop redialling until the peer shows up anew.
-                peer.left = true
+                peer.leave(nil)
             }
         }
         if let endpoint = link.endpoint, reason == .versionMismatch || reason == .wrongSession {
@@ -112,8 +112,8 @@ extension SessionCore {
             guard let peer = core.peers[id] else { return }
             core.endInvite(of: peer, SessionError(.timedOut, "\(name) did not accept within \(timeout)"))
         }
-        peer.left = false
-        peer.notConnectedReason = nil
+        peer.showsUpAgain()
+        peer.notConnected(nil)
         dialler.reconcile(id)
         return promise.futureResult
     }

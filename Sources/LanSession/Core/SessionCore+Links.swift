@@ -125,7 +125,7 @@ extension SessionCore {
     /// A hello arrived on `link`: refused (another version or session), dropped (this very peer), or on to the Noise
     /// handshake (or, on insecure links, the invitation).
     func identify(_ hello: Hello, on link: Link) {
-        link.hello = hello
+        link.identified(by: hello)
         switch admission.check(hello) {
         case .refuse(let reason, let detail):
             refuse(link, hello: hello, reason: reason, detail)
@@ -149,20 +149,13 @@ extension SessionCore {
                 dialler.disproved(endpoint, for: intended)
                 dialler.dialEnded(endpoint, for: intended, failed: true)
             }
-            link.intendedPeer = nil
+            link.forgetIntendedPeer()
         }
         let peer = peers.record(for: hello.peerID)
-        peer.name = hello.displayName
-        peer.capabilities = hello.capabilities
-        if let key = link.publicKey { peer.publicKey = key }
-        peer.trust = link.trust
-        if let endpoint = link.endpoint {
-            link.provenEndpoint = endpoint
-            dialler.staticEndpoint(endpoint, isPeer: peer.id)
-        } else if let port = hello.listenPort, let address = link.channel.remoteAddress?.ipAddress {
-            link.provenEndpoint = Endpoint(transport: link.transport.name, host: address, port: Int(port))
-        }
-        if let known = peer.incarnation, known != hello.incarnation {
+        let restarted = peer.admitted(hello, publicKey: link.publicKey, trust: link.trust)
+        link.admitted(hello)
+        if let endpoint = link.endpoint { dialler.staticEndpoint(endpoint, isPeer: peer.id) }
+        if restarted {
             logger.debug("\(peer.name) restarted; its sequence numbers start over", metadata: ["peer": "\(peer.id)"])
             for old in Array(peer.links.values) where old !== link {
                 perform(old.machine.leave(.replaced), on: old)
@@ -181,7 +174,6 @@ extension SessionCore {
                 events.yield(.unacknowledged(peer.id, messages: UInt64(inDoubt)))
             }
         }
-        peer.incarnation = hello.incarnation
 
         // One link per path: two on the same path (both dialled at once, or a redial before the old link was seen to
         // die) keep the one dialled by the lower peer id; between two of the same dialer, the newer one.
@@ -196,16 +188,11 @@ extension SessionCore {
             // The new link first, then the old one detached as replaced, and only then closed: closing a channel on
             // its loop reports it inactive at once, and a link closed while still one of the peer's would lose a
             // connected peer to its own replacement.
-            peer.links[ObjectIdentifier(link)] = link
+            _ = peer.add(link)
             detach(existing, from: peer, replacedBy: link)
             perform(existing.machine.leave(.replaced), on: existing)
         }
-        peer.links[ObjectIdentifier(link)] = link
-        peer.left = false
-        if peer.state != .connected && peer.state != .connecting {
-            peer.state = .connecting
-            publishState(of: peer)
-        }
+        if peer.add(link) { publishState(of: peer) }
         publishLink(link, of: peer)
         let invite = invitations.invitation(of: peer.id)
         perform(

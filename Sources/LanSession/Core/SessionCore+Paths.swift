@@ -7,11 +7,10 @@ extension SessionCore {
     /// The handshake completed both ways: a path to the peer, standing by until its leader activates it.
     func linkReady(_ link: Link, token: UInt64) {
         guard let peer = peers.peer(of: link) else { return }
-        link.readySince = .now()
         links.register(token: token, for: link)
         if let proven = link.provenEndpoint { dialler.proved(proven, for: peer.id) }
         if let endpoint = link.endpoint { dialler.dialEnded(endpoint, for: peer.id, failed: false) }
-        link.intendedPeer = nil
+        link.ready(at: .now())
         writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link)  // a first round-trip time at once
         sendTrust(on: link)  // what this device knows of the members, for the peer to catch up
         publishLink(link, of: peer)
@@ -42,8 +41,14 @@ extension SessionCore {
             previous.machine.deactivate()
             if previous.isOpen { publishLink(previous, of: peer) }
         }
-        peer.active = chosen
+        activate(chosen, of: peer)
         perform(chosen.machine.activate(peer.reliable.makeResume()), on: chosen)
+    }
+
+    /// `link` carries `peer`'s data from now on; its datagrams go with its token and keys.
+    private func activate(_ link: Link, of peer: PeerRecord) {
+        peer.activate(link)
+        datagrams.activeLinkChanged(of: peer.id, token: link.machine.token, security: link.security)
     }
 
     /// Follower: the leader made `link` the active one; answer, resend what it missed, and use it from now on.
@@ -58,7 +63,7 @@ extension SessionCore {
             previous.machine.deactivate()
             if previous.isOpen { publishLink(previous, of: peer) }
         }
-        peer.active = link
+        activate(link, of: peer)
         perform(link.machine.respond(peer.reliable.makeResume()), on: link)
         activated(link, of: peer, outcome: peer.reliable.peerResumed(resume))
     }
@@ -89,16 +94,13 @@ extension SessionCore {
         peer.reliable.wroteAll()
         roomFreed(for: peer)
         publishLink(link, of: peer)
-        datagrams.follow(link, of: peer, now: .now())
-        guard peer.state != .connected else {
+        datagrams.follow(link.datagramRoute, of: peer.id, now: .now())
+        guard peer.connected() else {
             logger.debug("\(peer.name): traffic on \(link.path)", metadata: ["peer": "\(peer.id)"])
             publishState(of: peer)
             return
         }
-        peer.state = .connected
-        peer.everConnected = true
         endInvite(of: peer, nil)
-        peer.left = false
         logger.debug(
             "connected to \(peer.name)", metadata: ["peer": "\(peer.id)", "link": "\(link.remoteDescription)"])
         events.yield(.peerConnected(peer.id, name: peer.name))
@@ -123,15 +125,15 @@ extension SessionCore {
     func peerSaidBye(_ reason: ByeReason, handshaken: Bool, on link: Link) {
         guard let peer = peers.peer(of: link) else { return }
         logger.debug("\(peer.name) said bye: \(reason)", metadata: ["peer": "\(peer.id)"])
-        if reason == .replaced { link.replacedByPeer = true }
+        if reason == .replaced { link.replacedOnPeersSide() }
         guard handshaken, reason != .replaced, reason != .protocolError else { return }
         // It leaves the session: every path goes.
-        peer.left = true
+        peer.leave(nil)
         dialler.peerLeft(peer.id)
         for other in Array(peer.links.values) where other !== link {
             perform(other.machine.drop("\(peer.name) left"), on: other)
         }
-        peer.notConnectedReason = .left(reason)
+        peer.notConnected(.left(reason))
         events.yield(.peerLeft(peer.id, reason: reason))
         streams.peerGone(peer.id, reason: "\(peer.name) left")
         if reason == .removed { removedBy(peer.id) }
@@ -141,8 +143,7 @@ extension SessionCore {
     /// it shows up anew (a new discovery record) or is connected to again.
     func disconnect(_ id: PeerID) throws(SessionError) {
         guard let peer = peers[id] else { throw noSuchMember(id) }
-        peer.left = true
-        peer.notConnectedReason = .disconnected
+        peer.leave(.disconnected)
         dialler.stopDialling(id)
         for link in Array(peer.links.values) where link.isOpen {
             perform(link.machine.leave(.leaving), on: link)
@@ -185,11 +186,12 @@ extension SessionCore {
     /// replaced by a duplicate on its path (`replacedBy`, in its handshake) does not lose a connected peer: the
     /// replacement becomes active when ready, and the peer is lost only if it closes first.
     func detach(_ link: Link, from peer: PeerRecord, replacedBy replacement: Link? = nil) {
-        guard peer.links.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
+        let wasActive = peer.active === link
+        guard peer.remove(link) else { return }
         publishLink(link, of: peer, closed: true)
         invitations.drop(on: link)
-        if peer.active === link {
-            peer.active = nil
+        if wasActive {
+            datagrams.activeLinkChanged(of: peer.id, token: nil, security: nil)
             if isLeader(of: peer) { choosePath(for: peer) }
         }
         let replaced = replacement.map { $0.isOpen && peer.links[ObjectIdentifier($0)] === $0 } ?? false
@@ -236,8 +238,8 @@ extension SessionCore {
             logger.debug("lost \(peer.name)", metadata: ["peer": "\(peer.id)"])
             events.yield(.peerLost(peer.id))
         }
-        peer.active = nil
-        peer.state = peer.left ? .lost : (canRedial(peer) ? .reconnecting : .lost)
+        peer.lost(redialling: canRedial(peer))
+        datagrams.activeLinkChanged(of: peer.id, token: nil, security: nil)
         dialler.peerLost(peer.id)
         publishState(of: peer)
         if wasConnected {

@@ -58,14 +58,12 @@ extension SessionCore {
 
     /// Counts a sequenced message from `peer`; the read's end acknowledges it (``endOfRead(on:)``), or the tick.
     private func receivedSequenced(from peer: PeerRecord, payloadBytes: Int) {
-        _ = peer.reliable.receive()
-        peer.unacknowledgedBytes += payloadBytes
+        peer.receivedSequenced(payloadBytes: payloadBytes)
     }
 
     /// Acknowledges everything received from `peer`.
     func acknowledge(_ peer: PeerRecord, on link: Link) {
-        peer.unacknowledgedBytes = 0
-        writer.write(.ack(sequence: peer.reliable.makeAck()), on: link)
+        writer.write(.ack(sequence: peer.makeAck()), on: link)
     }
 
     /// A command from `peer`, on either channel: the payloads of any application here, the rest by the application

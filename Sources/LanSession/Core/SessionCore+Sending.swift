@@ -67,7 +67,7 @@ extension SessionCore {
     /// Sends `message` on the unreliable channel if it gets through and fits a datagram, on the reliable link otherwise.
     func sendUnreliable(_ message: Message, to peer: PeerRecord) {
         // One too large for a datagram goes reliably: what may be lost may also arrive.
-        guard datagrams.route(of: peer.id) == .udp, datagrams.send(message, to: peer) else {
+        guard datagrams.route(of: peer.id) == .udp, datagrams.send(message, to: peer.id) else {
             return sendSequenced(message, to: peer, as: .state)
         }
     }
@@ -164,7 +164,7 @@ extension SessionCore {
         let ping = Message.ping(
             Ping(nonce: nonce, timestamp: nowMicros(now), payload: [UInt8](repeating: 0, count: payloadSize)))
         if unreliable && datagrams.route(of: id) == .udp && link === peer.dataLink {
-            datagrams.send(ping, to: peer)
+            datagrams.send(ping, to: peer.id)
         } else {
             writer.write(ping, on: link)
         }
@@ -225,10 +225,7 @@ extension SessionCore {
 
     func publishState(of peer: PeerRecord) {
         events.yield(.peerState(info(of: peer)))
-        if peer.state == .connected || peer.state == .connecting { peer.notConnectedReason = nil }
-        let connection = peer.connectionState
-        guard connection != peer.publishedConnection else { return }
-        peer.publishedConnection = connection
+        guard let connection = peer.connectionStateToPublish() else { return }
         peerStateChanges.changed()
         events.yield(.peerChanged(peer.id, connection))
     }

@@ -57,12 +57,12 @@ extension SessionCore {
                 link, "it claims to be \(hello.peerID), its key is \(PeerID(publicKey: key))'s")
             return perform(link.machine.refuse(.authenticationFailed, "a peer id that is not its key's"), on: link)
         }
-        link.publicKey = key
+        link.proved(publicKey: key)
         switch configuration.admission {
         case .open:
-            link.trust = .open
+            link.trusted(as: .open)
         case .secret:
-            link.trust = .secret
+            link.trusted(as: .secret)
         case .paired:
             let known = trusted.devices[hello.peerID] != nil
             guard
@@ -71,7 +71,7 @@ extension SessionCore {
             else {
                 return becomeStranger(link, hello: hello, signingKey: payload.signingKey)
             }
-            link.trust = device.trust
+            link.trusted(as: device.trust)
             if !known {
                 logger.debug(
                     "\(hello.displayName) (\(hello.peerID)) got in on \(device.introducedBy.map { "\($0)" } ?? "?")'s introduction"
@@ -85,8 +85,7 @@ extension SessionCore {
 
     /// An untrusted device: its link stays open for it to ask to pair, and for nothing else.
     private func becomeStranger(_ link: Link, hello: Hello, signingKey: [UInt8]) {
-        link.signingKey = signingKey
-        link.machine.becomeStranger()
+        link.becomeStranger(signingKey: signingKey)
         pairings.stranger(link, is: hello.peerID)
         logger.debug("\(hello.displayName) (\(hello.peerID)) is not a trusted device: it may only ask to pair")
         if pairings.wanted.contains(hello.peerID) { askToPair(on: link, hello: hello) }
@@ -109,7 +108,7 @@ extension SessionCore {
             throw SessionError(.noSuchPeer, "\(peer) is not known: discover it, or connect to its address")
         }
         pairings.want(peer)
-        peers[peer]?.left = false  // asked for by a person: dialled even if it left or removed this device
+        peers[peer]?.showsUpAgain()  // asked for by a person: dialled even if it left or removed this device
         dialler.reconcile(peer)
         return nil
     }
@@ -194,7 +193,7 @@ extension SessionCore {
         pairings.end(peer)
         let link = pending.link
         if confirmingAfterSave { writer.write(.pairing(.confirm), on: link) }
-        link.trust = .paired
+        link.trusted(as: .paired)
         logger.debug("paired with \(device.name) (\(peer), \(device.fingerprint))")
         events.yield(.paired(device))
         broadcastTrust()
@@ -244,19 +243,18 @@ extension SessionCore {
     private func trustedAnew(_ id: PeerID) {
         if let link = pairings.link(of: id), let hello = link.hello {
             pairings.end(id)
-            link.trust = trusted.devices[id]?.trust
+            link.trusted(as: trusted.devices[id]?.trust)
             admit(hello, on: link)
         }
         guard let peer = peers[id] else { return }
-        peer.left = false
+        peer.showsUpAgain()
         dialler.reconcile(id)
     }
 
     /// The links of a removed device close, and it is not redialled.
     private func dropRemoved(_ id: PeerID) {
         if let peer = peers[id] {
-            peer.left = true
-            peer.notConnectedReason = .declined(.notTrusted)
+            peer.leave(.declined(.notTrusted))
             for link in Array(peer.links.values) { perform(link.machine.leave(.removed), on: link) }
         }
         dialler.stopDialling(id)

@@ -216,7 +216,7 @@ final class SessionCore {
             if isLeader(of: peer), !peer.links.isEmpty { choosePath(for: peer, now: now) }
             guard peer.isConnected else { continue }
             if peer.reliable.ackDue, let link = peer.dataLink { acknowledge(peer, on: link) }
-            datagrams.tick(peer, now: now)
+            datagrams.tick(peer.id, now: now)
         }
         applications.forEach { $0.tick(now: now) }
         expirePings(now: now)
@@ -245,14 +245,8 @@ final class SessionCore {
     func expireDeliveries(now: NIODeadline) {
         guard let timeout = configuration.deliveryTimeout?.timeAmount else { return }
         for peer in peers.all {
-            guard peer.isMember, !peer.isConnected else {
-                peer.awaySince = nil
-                continue
-            }
-            let since = peer.awaySince ?? now
-            peer.awaySince = since
-            guard now - since >= timeout else { continue }
-            let seconds = Double((now - since).nanoseconds) / 1e9
+            guard let away = peer.away(at: now), away >= timeout else { continue }
+            let seconds = Double(away.nanoseconds) / 1e9
             streams.peerAway(
                 peer.id,
                 reason: "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) has been away for \(Int(seconds)) s "
