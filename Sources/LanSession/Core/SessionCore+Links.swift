@@ -5,7 +5,7 @@ import WireCodec
 /// Links as the core sets them up and carries their handshake out: the pipeline, the hello, the caps on links that
 /// have not proved themselves, the hello checked (``Admission``), the Noise handshake (``SessionCore+Trust``), the
 /// link made one of its peer's.
-extension SessionCore {
+extension SessionCore: LinkEvents {
     /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
     func setUpStream(
         _ channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
