@@ -28,6 +28,18 @@ extension SessionCore: DiallerDelegate {
     }
 }
 
+extension SessionCore: SessionSocketsDelegate {
+    func accepted(_ channel: any Channel, on transport: any Transport) -> EventLoopFuture<Void> {
+        setUpStream(channel, role: .acceptor, transport: transport, endpoint: nil, for: nil)
+    }
+
+    var socketsWanted: Bool { runState == .running }
+
+    func datagramsUnavailable(_ notice: SessionNotice) {
+        events.yield(.notice(notice))
+    }
+}
+
 extension SessionCore: DatagramRouterDelegate {
     func datagramSource(forToken token: UInt64) -> DatagramSource? {
         guard runState == .running, let link = links.link(forToken: token), let peer = peers.peer(of: link) else {
@@ -48,7 +60,7 @@ extension SessionCore: DatagramRouterDelegate {
             case .sendProbe:
                 break  // the router sends its own probes
             case .sendWitness:
-                if let link = peer.active { writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link) }
+                if let link = peer.active { writer.write(.ping(Ping(nonce: 0, timestamp: pings.micros())), on: link) }
             case .routeChanged(.udp):
                 logger.debug("datagrams get through to \(peer.name)")
                 publishState(of: peer)
@@ -64,7 +76,7 @@ extension SessionCore: DatagramRouterDelegate {
     }
 
     func datagramPingAnswered(_ pong: Ping, at now: NIODeadline) -> Bool {
-        completePing(pong.nonce, at: now)
+        pings.complete(pong.nonce, at: now)
     }
 
     func datagramDelivered(_ message: Message, from id: PeerID) {

@@ -11,7 +11,7 @@ extension SessionCore {
         if let proven = link.provenEndpoint { dialler.proved(proven, for: peer.id) }
         if let endpoint = link.endpoint { dialler.dialEnded(endpoint, for: peer.id, failed: false) }
         link.ready(at: .now())
-        writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link)  // a first round-trip time at once
+        writer.write(.ping(Ping(nonce: 0, timestamp: pings.micros())), on: link)  // a first round-trip time at once
         sendTrust(on: link)  // what this device knows of the members, for the peer to catch up
         publishLink(link, of: peer)
         logger.debug("link ready", metadata: ["peer": "\(peer.id)", "path": "\(link.path)"])
@@ -113,8 +113,8 @@ extension SessionCore {
     /// A pong on a stream link: a measurement's answer, or a heartbeat's round trip on that path.
     func receivedPong(_ pong: Ping, on link: Link) {
         let now = NIODeadline.now()
-        if completePing(pong.nonce, at: now) { return }
-        let sample = Int64(nowMicros(now)) - Int64(pong.timestamp)
+        if pings.complete(pong.nonce, at: now) { return }
+        let sample = Int64(pings.micros(now)) - Int64(pong.timestamp)
         guard sample >= 0 else { return }
         link.rtt.add(.microseconds(sample))
         if let peer = peers.peer(of: link) {

@@ -158,51 +158,22 @@ extension SessionCore {
             return loop.makeFailedFuture(
                 SessionError(.noSuchPeer, "\(peer.name) has no \(transport ?? "") link (it has: \(have))"))
         }
-        let promise = loop.makePromise(of: TimeAmount.self)
-        let now = NIODeadline.now()
-        let nonce = roundTrips.start(to: id, at: now, promise: promise)
-        let ping = Message.ping(
-            Ping(nonce: nonce, timestamp: nowMicros(now), payload: [UInt8](repeating: 0, count: payloadSize)))
+        let (ping, roundTrip) = pings.start(to: id, payloadSize: payloadSize, at: .now())
         if unreliable && datagrams.route(of: id) == .udp && link === peer.dataLink {
             datagrams.send(ping, to: peer.id)
         } else {
             writer.write(ping, on: link)
         }
-        return promise.futureResult
+        return roundTrip
     }
 
     /// `count` round trips, each ping sent from the loop as the previous pong arrives.
     func measureRoundTrips(
         _ id: PeerID, count: Int, unreliable: Bool, payloadSize: Int, transport: String?
     ) -> EventLoopFuture<[TimeAmount]> {
-        final class Series {
-            var samples: [TimeAmount] = []
+        pings.measure(count: count) {
+            self.ping(id, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
         }
-        let series = Series()
-        series.samples.reserveCapacity(count)
-        func step(_ remaining: Int) -> EventLoopFuture<[TimeAmount]> {
-            guard remaining > 0 else { return loop.makeSucceededFuture(series.samples) }
-            return ping(id, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
-                .assumeIsolated()
-                .flatMap { roundTrip in
-                    series.samples.append(roundTrip)
-                    return step(remaining - 1)
-                }
-                .nonisolated()
-        }
-        return step(count)
-    }
-
-    /// Fails the pings whose pong is overdue (from the tick; tests call it with a later `now`).
-    func expirePings(now: NIODeadline) {
-        for outcome in roundTrips.expire(now: now) { outcome.complete() }
-    }
-
-    /// A pong with `nonce` arrived: true when it answers the application's ping, which completes now.
-    func completePing(_ nonce: UInt32, at now: NIODeadline) -> Bool {
-        guard let outcome = roundTrips.complete(nonce, at: now) else { return false }
-        outcome.complete()  // its callbacks may send the next ping of a series
-        return true
     }
 
     // MARK: - Publishing

@@ -9,11 +9,7 @@ extension SessionCore {
     }
 
     /// Where the session accepts links, one endpoint per listening transport.
-    var listeningEndpoints: [Endpoint] {
-        transports.compactMap { transport in
-            listeners[transport.name].flatMap { transport.localEndpoint(of: $0, port: port) }
-        }
-    }
+    var listeningEndpoints: [Endpoint] { sockets.endpoints }
 
     /// Every peer the session knows, by peer id.
     func peerInfos() -> [PeerInfo] {
