@@ -26,11 +26,13 @@ struct PeerRecordTests {
         let peer = record()
         let first = link()
         #expect(peer.connectionStateToPublish() == .notConnected(.notYetConnected))
-        #expect(peer.add(first))
+        peer.add(first)
+        #expect(peer.connecting())
         #expect(peer.state == .connecting && !peer.isMember)
         #expect(peer.connectionStateToPublish() == .connecting)
         #expect(peer.connectionStateToPublish() == nil)
-        #expect(!peer.add(link()))  // a second path: still connecting
+        peer.add(link())
+        #expect(!peer.connecting())  // a second path: still connecting
 
         peer.activate(first)
         #expect(peer.connected())
@@ -51,6 +53,9 @@ struct PeerRecordTests {
         #expect(peer.connectionState == .notConnected(.disconnected))
         peer.showsUpAgain()
         #expect(!peer.left)
+        peer.leave(nil)
+        #expect(peer.left && peer.connectionState == .notConnected(.disconnected))
+        #expect(peer.connecting() && !peer.left)
     }
 
     @Test("a hello names the peer and tells a restart by its incarnation")
@@ -78,7 +83,7 @@ struct PeerRecordTests {
         let start = NIODeadline.now()
         #expect(peer.away(at: start) == nil)  // not a member yet
         let first = link()
-        _ = peer.add(first)
+        peer.add(first)
         peer.activate(first)
         _ = peer.connected()
         #expect(peer.away(at: start) == nil)
@@ -86,7 +91,7 @@ struct PeerRecordTests {
         peer.lost(redialling: true)
         #expect(peer.away(at: start + .seconds(1)) == .zero)
         #expect(peer.away(at: start + .seconds(4)) == .seconds(3))
-        _ = peer.add(first)
+        peer.add(first)
         peer.activate(first)
         _ = peer.connected()
         #expect(peer.away(at: start + .seconds(5)) == nil)

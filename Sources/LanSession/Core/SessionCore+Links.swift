@@ -188,11 +188,12 @@ extension SessionCore: LinkEvents {
             // The new link first, then the old one detached as replaced, and only then closed: closing a channel on
             // its loop reports it inactive at once, and a link closed while still one of the peer's would lose a
             // connected peer to its own replacement.
-            _ = peer.add(link)
+            peer.add(link)
             detach(existing, from: peer, replacedBy: link)
             perform(existing.machine.leave(.replaced), on: existing)
         }
-        if peer.add(link) { publishState(of: peer) }
+        peer.add(link)
+        if peer.connecting() { publishState(of: peer) }
         publishLink(link, of: peer)
         let invite = invitations.invitation(of: peer.id)
         perform(

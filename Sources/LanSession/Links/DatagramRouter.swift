@@ -99,17 +99,18 @@ final class DatagramRouter {
             routes[peer]?.address = nil
             return
         }
-        routes[peer, default: Route(prober: prober())].address = route.address
-        routes[peer]?.prober = prober()
-        activeLinkChanged(of: peer, token: route.token, security: route.security)
+        routes[peer] = Route(
+            address: route.address, token: route.token, security: route.security, prober: prober(),
+            sequence: routes[peer]?.sequence ?? 0)
         tick(peer, now: now)
     }
 
     /// `peer`'s active link changed (its activation is under way), or it has none (a nil token): datagrams are sent
-    /// with its token and keys, to the address the route had, until the route follows it.
+    /// with its token and keys, to the address the route had, until the route follows it. A peer whose route never
+    /// followed a link has no address to send to, and nothing to change.
     func activeLinkChanged(of peer: PeerID, token: UInt64?, security: LinkSecurity?) {
-        guard routes[peer] != nil || token != nil else { return }
-        routes[peer, default: Route(prober: prober())].token = token
+        guard routes[peer] != nil else { return }
+        routes[peer]?.token = token
         routes[peer]?.security = security
     }
 

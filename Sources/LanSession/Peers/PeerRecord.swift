@@ -89,10 +89,14 @@ final class PeerRecord {
         return incarnation.map { $0 != hello.incarnation } ?? false
     }
 
-    /// `link` is one of its links from now on; it is connecting unless it is connected already.
-    /// True when its state changed.
-    func add(_ link: Link) -> Bool {
+    /// `link` is one of its links from now on.
+    func add(_ link: Link) {
         links[ObjectIdentifier(link)] = link
+    }
+
+    /// A link of its was admitted: it may be dialled again, and it is connecting unless it is connected already. True
+    /// when its state changed.
+    func connecting() -> Bool {
         left = false
         guard state != .connected && state != .connecting else { return false }
         state = .connecting
