@@ -106,7 +106,7 @@ extension SessionCore: LinkEvents {
 
     /// `link` is closed for what it sent: logged, and told to the subscribers (the first ten, then every thousandth).
     func rejected(_ link: Link, _ reason: String) {
-        let (_, report) = throttle.count(.rejectedLink)
+        let (_, report) = events.countNotice(.rejectedLink)
         logger.debug(
             "closing link \(link.remoteDescription): \(reason)",
             metadata: ["peer": "\(link.peerID.map { "\($0)" } ?? "?")"])
@@ -207,7 +207,7 @@ extension SessionCore: LinkEvents {
 
     /// A stranger's handshake failed: logged, and told to the subscribers (the first ten, then every thousandth).
     func authenticationRefused(_ link: Link, _ detail: String) {
-        let (count, report) = throttle.count(.refusedHandshake)
+        let (count, report) = events.countNotice(.refusedHandshake)
         let notice = SessionNotice.authenticationFailed(address: link.remoteDescription, detail: detail, count: count)
         logger.debug("\(notice)")
         if report { events.yield(.notice(notice)) }

@@ -23,7 +23,7 @@ extension SessionCore {
             let notice = SessionNotice.replayBufferOverflowed(peer.id, name: peer.name)
             logger.debug(
                 "\(notice)", metadata: ["peer": "\(peer.id)", "unacknowledged": "\(peer.reliable.replayBytes)"])
-            if throttle.count(.replayOverflow).report { events.yield(.notice(notice)) }
+            if events.countNotice(.replayOverflow).report { events.yield(.notice(notice)) }
             return
         }
         write(.encoded(frame), to: peer)

@@ -48,8 +48,6 @@ final class SessionCore {
     private var ticker: RepeatedTask?
     /// Removes partial files of abandoned transfers from the inbox, hourly.
     private var sweeper: RepeatedTask?
-    /// Notices a flood could repeat, counted and rate-limited.
-    var throttle = NoticeThrottle()
 
     // The components.
     var admission: Admission
