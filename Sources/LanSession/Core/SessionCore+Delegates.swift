@@ -50,7 +50,7 @@ extension SessionCore: DatagramRouterDelegate {
     }
 
     func datagramReceived(forToken token: UInt64, at now: NIODeadline) {
-        links.link(forToken: token)?.liveness.didReceive(at: now)
+        links.link(forToken: token)?.received(at: now)
     }
 
     func datagramRoute(of id: PeerID, asks actions: [DatagramProber.Action]) {

@@ -8,7 +8,7 @@ extension SessionCore {
     /// says while there is room.
     func consider(_ invitation: Invitation, on link: Link) {
         guard let peer = peers.peer(of: link) else {
-            return perform(link.machine.drop("invitation from nobody"), on: link)
+            return perform(link.step { $0.drop("invitation from nobody") }, on: link)
         }
         let verdict = admission.consider(
             invitation, isMember: peer.everConnected || peer.isConnected, seatsTaken: seatsTaken(besides: peer.id))
@@ -51,13 +51,13 @@ extension SessionCore {
         case .decline(let reason):
             logger.debug("declining \(link.hello?.displayName ?? "a peer"): \(reason)")
             events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
-            perform(link.machine.decline(reason), on: link)
+            perform(link.step { $0.decline(reason) }, on: link)
         }
         return true
     }
 
     func accept(_ link: Link) {
-        perform(link.machine.accept(token: links.newToken()), on: link)
+        perform(link.step { $0.accept(token: links.newToken()) }, on: link)
     }
 
     /// The peer declined on `link`: a duplicate on its path is no news; the rest ends the application's invitation,
@@ -126,7 +126,7 @@ extension SessionCore {
         }
         dialler.stopDialling(peer.id)
         for link in Array(peer.links.values) where link.isOpen && !link.machine.isHandshaken {
-            perform(link.machine.drop("the invitation ended"), on: link)
+            perform(link.step { $0.drop("the invitation ended") }, on: link)
         }
     }
 

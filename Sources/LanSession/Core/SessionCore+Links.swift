@@ -36,7 +36,7 @@ extension SessionCore: LinkEvents {
             liveness: liveness, security: security)
         links.add(link)
         guard runState == .running else {
-            perform(link.machine.drop("session is not running"), on: link)
+            perform(link.step { $0.drop("session is not running") }, on: link)
             return link
         }
         if role == .acceptor, let refusal = links.refusal(forAccepted: link) {
@@ -48,7 +48,7 @@ extension SessionCore: LinkEvents {
                 events.yield(
                     .notice(.unprovenLinkRefused(address: link.remoteDescription, reason: refusal, count: count)))
             }
-            perform(link.machine.drop(refusal), on: link)
+            perform(link.step { $0.drop(refusal) }, on: link)
             return link
         }
         let hello = localHello(for: link)
@@ -57,7 +57,7 @@ extension SessionCore: LinkEvents {
                 try security.remember(sent: hello)
             } catch {
                 logger.debug("cannot encode the hello: \(error)")
-                perform(link.machine.drop("cannot encode the hello"), on: link)
+                perform(link.step { $0.drop("cannot encode the hello") }, on: link)
                 return link
             }
         }
@@ -73,7 +73,7 @@ extension SessionCore: LinkEvents {
         logger.debug("\(notice)")
         if NoticeThrottle.isReported(links.exhaustedAccepts) { events.yield(.notice(notice)) }
         guard let oldest else { return }
-        perform(oldest.machine.drop("out of descriptors: the oldest unproven connection goes"), on: oldest)
+        perform(oldest.step { $0.drop("out of descriptors: the oldest unproven connection goes") }, on: oldest)
     }
 
     /// The hello for `link`: what it supports, and whether its handshake follows (with the pre-shared key or not).
@@ -116,7 +116,7 @@ extension SessionCore: LinkEvents {
     /// Closes `link`, ignoring whatever it still delivers; ``linkClosed(_:)`` settles the rest.
     func close(_ link: Link, reason: String) {
         logger.debug("closing link", metadata: ["link": "\(link.remoteDescription)", "reason": "\(reason)"])
-        link.machine.channelClosed()
+        link.step { $0.channelClosed() }
         link.channel.close(promise: nil)
     }
 
@@ -131,7 +131,7 @@ extension SessionCore: LinkEvents {
             refuse(link, hello: hello, reason: reason, detail)
         case .ourselves:
             if let endpoint = link.endpoint { dialler.forgetEndpoint(endpoint) }
-            perform(link.machine.drop("this is ourselves"), on: link)
+            perform(link.step { $0.drop("this is ourselves") }, on: link)
         case .handshake:
             beginHandshake(hello, on: link)
         case .admit:
@@ -158,7 +158,7 @@ extension SessionCore: LinkEvents {
         if restarted {
             logger.debug("\(peer.name) restarted; its sequence numbers start over", metadata: ["peer": "\(peer.id)"])
             for old in Array(peer.links.values) where old !== link {
-                perform(old.machine.leave(.replaced), on: old)
+                perform(old.step { $0.leave(.replaced) }, on: old)
                 detach(old, from: peer)
             }
             let (unsent, inDoubt) = peer.reliable.peerRestarted()
@@ -182,7 +182,7 @@ extension SessionCore: LinkEvents {
             let newDialer = link.role == .dialer ? localPeer : peer.id
             if !LinkArbiter.keepsNewLink(local: localPeer, peer: peer.id, newDialer: newDialer, oldDialer: oldDialer) {
                 logger.debug("duplicate link to \(peer.name) on \(link.path): keeping the one dialled by \(oldDialer)")
-                return perform(link.machine.refuse(.duplicateLink, "duplicate link"), on: link)
+                return perform(link.step { $0.refuse(.duplicateLink, "duplicate link") }, on: link)
             }
             logger.debug("duplicate link to \(peer.name) on \(link.path): replacing the older one")
             // The new link first, then the old one detached as replaced, and only then closed: closing a channel on
@@ -190,18 +190,20 @@ extension SessionCore: LinkEvents {
             // connected peer to its own replacement.
             peer.add(link)
             detach(existing, from: peer, replacedBy: link)
-            perform(existing.machine.leave(.replaced), on: existing)
+            perform(existing.step { $0.leave(.replaced) }, on: existing)
         }
         peer.add(link)
         if peer.connecting() { publishState(of: peer) }
         publishLink(link, of: peer)
         let invite = invitations.invitation(of: peer.id)
         perform(
-            link.machine.admit(
-                invitation: Invitation(
-                    context: invite?.context ?? configuration.invitationContext,
-                    timeoutMilliseconds: UInt32(
-                        clamping: (invite?.timeout ?? configuration.invitationTimeout).nanoseconds / 1_000_000))),
+            link.step {
+                $0.admit(
+                    invitation: Invitation(
+                        context: invite?.context ?? configuration.invitationContext,
+                        timeoutMilliseconds: UInt32(
+                            clamping: (invite?.timeout ?? configuration.invitationTimeout).nanoseconds / 1_000_000)))
+            },
             on: link)
     }
 
@@ -218,10 +220,10 @@ extension SessionCore: LinkEvents {
         if reason == .authenticationFailed {
             // Strangers: no declined event, but a notice, rate-limited (a flood must not flood the subscribers).
             authenticationRefused(link, detail)
-            return perform(link.machine.refuse(reason, detail), on: link)
+            return perform(link.step { $0.refuse(reason, detail) }, on: link)
         }
         logger.debug("refusing \(hello?.displayName ?? "a peer") at \(link.remoteDescription): \(detail)")
         events.yield(.declined(hello?.peerID, address: link.remoteDescription, reason: reason))
-        perform(link.machine.refuse(reason, detail), on: link)
+        perform(link.step { $0.refuse(reason, detail) }, on: link)
     }
 }

@@ -38,11 +38,11 @@ extension SessionCore {
             logger.debug(
                 "\(peer.name): moving traffic from \(previous.path) to \(chosen.path)",
                 metadata: ["peer": "\(peer.id)"])
-            previous.machine.deactivate()
+            previous.step { $0.deactivate() }
             if previous.isOpen { publishLink(previous, of: peer) }
         }
         activate(chosen, of: peer)
-        perform(chosen.machine.activate(peer.reliable.makeResume()), on: chosen)
+        perform(chosen.step { $0.activate(peer.reliable.makeResume()) }, on: chosen)
     }
 
     /// `link` carries `peer`'s data from now on; its datagrams go with its token and keys.
@@ -60,11 +60,11 @@ extension SessionCore {
             return
         }
         if let previous = peer.active, previous !== link {
-            previous.machine.deactivate()
+            previous.step { $0.deactivate() }
             if previous.isOpen { publishLink(previous, of: peer) }
         }
         activate(link, of: peer)
-        perform(link.machine.respond(peer.reliable.makeResume()), on: link)
+        perform(link.step { $0.respond(peer.reliable.makeResume()) }, on: link)
         activated(link, of: peer, outcome: peer.reliable.peerResumed(resume))
     }
 
@@ -88,7 +88,7 @@ extension SessionCore {
             events.yield(.resynchronised(peer.id, lost: lost))
         }
         if resend.readableBytes > 0 {
-            link.liveness.didSend(at: .now())
+            link.sent(at: .now())
             writer.writeNow(resend, on: link)  // after the activation's resume
         }
         peer.reliable.wroteAll()
@@ -116,7 +116,7 @@ extension SessionCore {
         if pings.complete(pong.nonce, at: now) { return }
         let sample = Int64(pings.micros(now)) - Int64(pong.timestamp)
         guard sample >= 0 else { return }
-        link.rtt.add(.microseconds(sample))
+        link.measured(roundTrip: .microseconds(sample))
         if let peer = peers.peer(of: link) {
             datagrams.reliablePingAnswered(by: peer.id, sentAt: now - .microseconds(sample), at: now)
         }
@@ -131,7 +131,7 @@ extension SessionCore {
         peer.leave(nil)
         dialler.peerLeft(peer.id)
         for other in Array(peer.links.values) where other !== link {
-            perform(other.machine.drop("\(peer.name) left"), on: other)
+            perform(other.step { $0.drop("\(peer.name) left") }, on: other)
         }
         peer.notConnected(.left(reason))
         events.yield(.peerLeft(peer.id, reason: reason))
@@ -146,7 +146,7 @@ extension SessionCore {
         peer.leave(.disconnected)
         dialler.stopDialling(id)
         for link in Array(peer.links.values) where link.isOpen {
-            perform(link.machine.leave(.leaving), on: link)
+            perform(link.step { $0.leave(.leaving) }, on: link)
         }
         streams.peerGone(id, reason: "disconnected")
         publishState(of: peer)
@@ -157,7 +157,7 @@ extension SessionCore {
     /// The channel of `link` closed: forget it, and settle its peer — another path takes over, or the peer is lost.
     func linkClosed(_ link: Link) {
         links.remove(link)
-        link.machine.channelClosed()
+        link.step { $0.channelClosed() }
         guard runState == .running else { return }  // stopping: peers were told bye
         trustLinkClosed(link)
         if let endpoint = link.endpoint {

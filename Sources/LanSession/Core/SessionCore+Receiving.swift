@@ -8,9 +8,9 @@ extension SessionCore {
     /// the peer's active one (the common case, with no action list); as any other message otherwise.
     func receivedData(_ payload: ByteBuffer, on link: Link) {
         guard link.isOpen, runState == .running else { return }
-        link.liveness.didReceive(at: .now())
+        link.received(at: .now())
         guard link.machine.isActive, let peer = peers.peer(of: link), peer.active === link else {
-            return perform(link.machine.received(.data(Array(payload.readableBytesView))), on: link)
+            return perform(link.step { $0.received(.data(Array(payload.readableBytesView))) }, on: link)
         }
         receivedSequenced(from: peer, payloadBytes: payload.readableBytes)
         events.yieldData(payload, from: peer.id, reliable: true)

@@ -44,7 +44,7 @@ extension SessionCore {
     /// Writes a numbered frame if `peer`'s active link carries data; otherwise it waits in the replay buffer.
     private func write(_ frame: SequencedFrame, to peer: PeerRecord) {
         guard let link = peer.dataLink else { return }
-        link.liveness.didSend(at: .now())
+        link.sent(at: .now())
         switch frame {
         case .encoded(let bytes): writer.writeSoon(bytes, on: link)
         case .data(let payload): writer.writeSoon(data: payload, on: link)

@@ -11,9 +11,9 @@ extension SessionCore {
     /// The hello is acceptable: the Noise handshake starts (the dialer writes message 1).
     func beginHandshake(_ hello: Hello, on link: Link) {
         guard let security = link.security else {
-            return perform(link.machine.drop("encryption but no security on the link"), on: link)
+            return perform(link.step { $0.drop("encryption but no security on the link") }, on: link)
         }
-        link.machine.handshake()
+        link.step { $0.handshake() }
         do {
             if let first = try security.begin(remoteHello: hello) { writer.write(.noise(first), on: link) }
         } catch {
@@ -26,7 +26,7 @@ extension SessionCore {
     /// proved is checked.
     func handshakeMessage(_ bytes: [UInt8], on link: Link) {
         guard let security = link.security, let hello = link.hello else {
-            return perform(link.machine.drop("a handshake message without a handshake"), on: link)
+            return perform(link.step { $0.drop("a handshake message without a handshake") }, on: link)
         }
         let payload = HandshakePayload(
             signingKey: configuration.identity.signingPublicKey, statements: trusted.introductionsOfMe)
@@ -36,7 +36,7 @@ extension SessionCore {
         } catch {
             admission.handshakeFailed()
             authenticationRefused(link, "it claims to be \(hello.peerID): \(error)")
-            return perform(link.machine.drop("handshake failed"), on: link)
+            return perform(link.step { $0.drop("handshake failed") }, on: link)
         }
         if let reply { writer.write(.noise(reply), on: link) }
         guard security.isEstablished else { return }
@@ -49,13 +49,13 @@ extension SessionCore {
     /// admission decides.
     private func handshakeCompleted(_ hello: Hello, on link: Link) {
         guard let security = link.security, let key = security.remoteKey, let payload = security.remotePayload else {
-            return perform(link.machine.drop("a handshake without the peer's key"), on: link)
+            return perform(link.step { $0.drop("a handshake without the peer's key") }, on: link)
         }
         guard PeerID(publicKey: key) == hello.peerID else {
             admission.handshakeFailed()
             authenticationRefused(
                 link, "it claims to be \(hello.peerID), its key is \(PeerID(publicKey: key))'s")
-            return perform(link.machine.refuse(.authenticationFailed, "a peer id that is not its key's"), on: link)
+            return perform(link.step { $0.refuse(.authenticationFailed, "a peer id that is not its key's") }, on: link)
         }
         link.proved(publicKey: key)
         switch configuration.admission {
@@ -124,7 +124,7 @@ extension SessionCore {
         guard let code = link.security?.pairingCode, let key = link.publicKey, let signingKey = link.signingKey else {
             return nil
         }
-        link.machine.startPairing()
+        link.step { $0.startPairing() }
         let request = PairingRequest(
             peerID: hello.peerID, displayName: hello.displayName, fingerprint: PeerID.fingerprint(of: key),
             code: code, requestedHere: requestedHere, confirmedHere: false, confirmedThere: false)
@@ -146,13 +146,13 @@ extension SessionCore {
             }
         case .confirm:
             guard let pending = pairings.confirmThere(peer), pending.link === link else {
-                return perform(link.machine.refuse(.notTrusted, "a confirmation without a pairing"), on: link)
+                return perform(link.step { $0.refuse(.notTrusted, "a confirmation without a pairing") }, on: link)
             }
             if pending.request.confirmedHere { try? completePairing(pending) }
         case .reject:
             endPairing(peer, reason: "\(hello.displayName) rejected the pairing", tell: false)
         default:
-            perform(link.machine.refuse(.notTrusted, "unknown pairing step \(step.rawValue)"), on: link)
+            perform(link.step { $0.refuse(.notTrusted, "unknown pairing step \(step.rawValue)") }, on: link)
         }
     }
 
@@ -206,7 +206,7 @@ extension SessionCore {
         guard let pending = pairings.end(peer) else { return }
         if tell { writer.write(.pairing(.reject), on: pending.link) }
         events.yield(.pairingEnded(peer, reason: reason))
-        perform(pending.link.machine.refuse(.notTrusted, "pairing not made: \(reason)"), on: pending.link)
+        perform(pending.link.step { $0.refuse(.notTrusted, "pairing not made: \(reason)") }, on: pending.link)
     }
 
     // MARK: - Introductions and removals
@@ -255,7 +255,7 @@ extension SessionCore {
     private func dropRemoved(_ id: PeerID) {
         if let peer = peers[id] {
             peer.leave(.declined(.notTrusted))
-            for link in Array(peer.links.values) { perform(link.machine.leave(.removed), on: link) }
+            for link in Array(peer.links.values) { perform(link.step { $0.leave(.removed) }, on: link) }
         }
         dialler.stopDialling(id)
     }

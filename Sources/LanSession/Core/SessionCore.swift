@@ -163,7 +163,7 @@ final class SessionCore {
         for peer in peers.all { streams.peerGone(peer.id, reason: "the session stopped") }
         var closing: [EventLoopFuture<Void>] = []
         for link in links.all where link.isOpen {
-            perform(link.machine.leave(.leaving), on: link)
+            perform(link.step { $0.leave(.leaving) }, on: link)
             closing.append(link.channel.closeFuture.recover { _ in })
         }
         closing += sockets.close()
@@ -226,11 +226,14 @@ final class SessionCore {
     /// A link's deadlines and heartbeats: a handshake that takes too long, a link gone silent, a heartbeat due.
     private func tick(_ link: Link, now: NIODeadline) {
         guard link.machine.isHandshaken else {
-            let actions = link.machine.tick(
-                openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout.timeAmount,
-                handshakeTimeout: configuration.invitationTimeout.timeAmount + configuration.livenessTimeout.timeAmount,
-                strangerTimeout: configuration.strangerTimeout.timeAmount,
-                pairingTimeout: configuration.pairingTimeout.timeAmount)
+            let actions = link.step {
+                $0.tick(
+                    openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout.timeAmount,
+                    handshakeTimeout: configuration.invitationTimeout.timeAmount
+                        + configuration.livenessTimeout.timeAmount,
+                    strangerTimeout: configuration.strangerTimeout.timeAmount,
+                    pairingTimeout: configuration.pairingTimeout.timeAmount)
+            }
             return perform(actions, on: link)
         }
         switch link.liveness.check(at: now) {
@@ -252,11 +255,11 @@ final class SessionCore {
     /// A message arrived on `link`.
     func received(_ message: Message, on link: Link) {
         guard link.isOpen, runState == .running else { return }
-        link.liveness.didReceive(at: .now())
+        link.received(at: .now())
         // An acknowledgement on the active link (one per 64 messages or 48 KiB of a stream of data) is delivered as
         // the machine would say, without its list of actions.
         if case .ack = message, link.machine.isActive { return deliver(message, on: link) }
-        perform(link.machine.received(message), on: link)
+        perform(link.step { $0.received(message) }, on: link)
     }
 
     /// Carries out a link's actions, in order.

@@ -27,10 +27,10 @@ final class Link {
     private(set) var provenEndpoint: Endpoint?
     let path: PathKey
     let openedAt: NIODeadline
-    var machine: LinkStateMachine
-    var liveness: Liveness
+    private(set) var machine: LinkStateMachine
+    private(set) var liveness: Liveness
     /// Round trips of this link's heartbeats.
-    var rtt = RoundTripEstimator()
+    private(set) var rtt = RoundTripEstimator()
     /// When the handshake completed.
     private(set) var readySince: NIODeadline?
     /// The peer said bye on it because another link on its path replaced it (a tie-break of simultaneous dials).
@@ -77,6 +77,29 @@ final class Link {
         guard let address = channel.remoteAddress else { return endpoint?.description ?? path.address }
         let host = address.ipAddress ?? "?"
         return host.contains(":") ? "[\(host)]:\(address.port ?? 0)" : "\(host):\(address.port ?? 0)"
+    }
+
+    /// Steps its state machine (`input` calls one of its mutating methods): what the machine answers, the actions
+    /// the core carries out.
+    func step<Answer>(_ input: (inout LinkStateMachine) -> Answer) -> Answer {
+        input(&machine)
+    }
+
+    // MARK: - Its traffic
+
+    /// Something arrived on it (or by datagram, with its token) at `now`.
+    func received(at now: NIODeadline) {
+        liveness.didReceive(at: now)
+    }
+
+    /// Something was written on it at `now`.
+    func sent(at now: NIODeadline) {
+        liveness.didSend(at: now)
+    }
+
+    /// A heartbeat's round trip on it.
+    func measured(roundTrip sample: TimeAmount) {
+        rtt.add(sample)
     }
 
     // MARK: - What its handshake establishes

@@ -45,7 +45,7 @@ final class LinkWriter {
             logger.debug("cannot encode \(message.kind): \(error)")
             return
         }
-        link.liveness.didSend(at: .now())
+        link.sent(at: .now())
         writeNow(buffer, on: link)
     }
 
