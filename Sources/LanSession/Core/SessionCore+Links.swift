@@ -161,7 +161,7 @@ extension SessionCore: LinkEvents {
                 perform(old.step { $0.leave(.replaced) }, on: old)
                 detach(old, from: peer)
             }
-            let (unsent, inDoubt) = peer.reliable.peerRestarted()
+            let (unsent, inDoubt) = peer.withReliable { $0.peerRestarted() }
             applications.forEach { $0.peerRestarted(peer.id) }
             streams.peerGone(peer.id, reason: "\(peer.name) restarted")
             // Data that never left this process goes to the new incarnation, first; data its old one did not

@@ -42,7 +42,8 @@ extension SessionCore {
             if previous.isOpen { publishLink(previous, of: peer) }
         }
         activate(chosen, of: peer)
-        perform(chosen.step { $0.activate(peer.reliable.makeResume()) }, on: chosen)
+        let resume = peer.withReliable { $0.makeResume() }
+        perform(chosen.step { $0.activate(resume) }, on: chosen)
     }
 
     /// `link` carries `peer`'s data from now on; its datagrams go with its token and keys.
@@ -56,7 +57,7 @@ extension SessionCore {
         guard let peer = peers.peer(of: link) else { return }
         guard !isLeader(of: peer) else {
             // A late answer to an activation this side has moved on from; only its acknowledgement counts.
-            peer.reliable.peerAcknowledged(resume.received)
+            peer.withReliable { $0.peerAcknowledged(resume.received) }
             return
         }
         if let previous = peer.active, previous !== link {
@@ -64,14 +65,15 @@ extension SessionCore {
             if previous.isOpen { publishLink(previous, of: peer) }
         }
         activate(link, of: peer)
-        perform(link.step { $0.respond(peer.reliable.makeResume()) }, on: link)
-        activated(link, of: peer, outcome: peer.reliable.peerResumed(resume))
+        let ours = peer.withReliable { $0.makeResume() }
+        perform(link.step { $0.respond(ours) }, on: link)
+        activated(link, of: peer, outcome: peer.withReliable { $0.peerResumed(resume) })
     }
 
     /// Leader: the follower answered the activation of `link`.
     func activationAnswered(_ link: Link, resume: Resume) {
         guard let peer = peers.peer(of: link), peer.active === link else { return }
-        activated(link, of: peer, outcome: peer.reliable.peerResumed(resume))
+        activated(link, of: peer, outcome: peer.withReliable { $0.peerResumed(resume) })
     }
 
     /// `link` carries the peer's data from now on: resend what the peer missed; a first activation connects it.
@@ -91,7 +93,7 @@ extension SessionCore {
             link.sent(at: .now())
             writer.writeNow(resend, on: link)  // after the activation's resume
         }
-        peer.reliable.wroteAll()
+        peer.withReliable { $0.wroteAll() }
         roomFreed(for: peer)
         publishLink(link, of: peer)
         datagrams.follow(link.datagramRoute, of: peer.id, now: .now())

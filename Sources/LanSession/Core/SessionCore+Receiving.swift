@@ -36,7 +36,7 @@ extension SessionCore {
             receivedPong(pong, on: link)
         case .ack(let sequence):
             if let peer = peers.peer(of: link) {
-                peer.reliable.peerAcknowledged(sequence)
+                peer.withReliable { $0.peerAcknowledged(sequence) }
                 roomFreed(for: peer)
             }
         case .members(let members):

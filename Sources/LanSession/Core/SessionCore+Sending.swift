@@ -13,7 +13,7 @@ extension SessionCore {
         let frame: ByteBuffer?
         let refusing = peer.reliable.mustResynchronise
         do {
-            frame = try peer.reliable.send(message, as: content)
+            frame = try peer.withReliable { try $0.send(message, as: content) }
         } catch {
             logger.debug("cannot encode \(message.kind): \(error)")
             return
@@ -33,7 +33,7 @@ extension SessionCore {
     /// the buffer it is (no copy), and written with its frame's header in front.
     func sendSequencedData(_ payload: ByteBuffer, to peer: PeerRecord) {
         do {
-            try peer.reliable.sendData(payload)
+            try peer.withReliable { try $0.sendData(payload) }
         } catch {
             logger.debug("cannot send data: \(error)")
             return
@@ -49,7 +49,7 @@ extension SessionCore {
         case .encoded(let bytes): writer.writeSoon(bytes, on: link)
         case .data(let payload): writer.writeSoon(data: payload, on: link)
         }
-        peer.reliable.wroteAll()
+        peer.withReliable { $0.wroteAll() }
     }
 
     /// Room came back on `peer`'s reliable channel (acknowledgements, a resume): waiting payloads go, and when state
@@ -59,7 +59,7 @@ extension SessionCore {
         // alone before.
         if streams.hasWaitingData(for: peer.id), let link = peer.dataLink { writer.openBurst(on: link) }
         streams.roomFreed(for: peer.id)
-        guard peer.reliable.takeResynchronisation() else { return }
+        guard peer.withReliable({ $0.takeResynchronisation() }) else { return }
         logger.debug("re-synchronising \(peer.name) after refused state messages", metadata: ["peer": "\(peer.id)"])
         applications.forEach { $0.peerMissedMessages(peer.id) }
     }

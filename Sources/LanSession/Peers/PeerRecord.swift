@@ -18,7 +18,7 @@ final class PeerRecord {
     private(set) var links: [ObjectIdentifier: Link] = [:]
     /// The link that carries the peer's data. The pair's leader chooses it; see ``LinkStateMachine``.
     private(set) var active: Link?
-    var reliable: ReliableChannel
+    private(set) var reliable: ReliableChannel
     /// Payload bytes received since the last acknowledgement.
     private(set) var unacknowledgedBytes = 0
     private(set) var everConnected = false
@@ -70,6 +70,13 @@ final class PeerRecord {
 
     /// Round trips of the active link.
     var rtt: RoundTripEstimator { active?.rtt ?? RoundTripEstimator() }
+
+    /// Steps its reliable channel (`body` calls one of its mutating methods): what the channel answers.
+    func withReliable<Answer, Failure: Error>(
+        _ body: (inout ReliableChannel) throws(Failure) -> Answer
+    ) throws(Failure) -> Answer {
+        try body(&reliable)
+    }
 
     // MARK: - What happens to it
 
