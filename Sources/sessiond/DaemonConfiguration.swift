@@ -1,5 +1,5 @@
 import Foundation
-import LanSession
+@_spi(Diagnostics) import LanSession
 import LanSessionLE
 import LanSessionRFCOMM
 import Logging

@@ -29,7 +29,7 @@ struct LinkTableTests {
         let third = try accepted(from: "10.0.0.7")
         table.add(third)
         #expect(table.refusal(forAccepted: third)?.contains("from 10.0.0.7") == true)
-        third.machine.channelClosed()
+        third.step { $0.channelClosed() }
         let other = try accepted(from: "10.0.0.8")
         table.add(other)
         #expect(table.refusal(forAccepted: other) == nil)
@@ -51,10 +51,10 @@ struct LinkTableTests {
         table.register(token: token, for: link)
         #expect(table.link(forToken: token) === link)
         #expect(table.newToken() != token)
-        _ = link.machine.received(.hello(Hello(peerID: PeerID(2), displayName: "two", sessionName: "s")))
-        _ = link.machine.admit(invitation: Invitation())
-        _ = link.machine.received(.invitation(Invitation()))
-        _ = link.machine.accept(token: token)
+        _ = link.step { $0.received(.hello(Hello(peerID: PeerID(2), displayName: "two", sessionName: "s"))) }
+        _ = link.step { $0.admit(invitation: Invitation()) }
+        _ = link.step { $0.received(.invitation(Invitation())) }
+        _ = link.step { $0.accept(token: token) }
         table.remove(link)
         #expect(table.link(forToken: token) == nil)
         #expect(table.isEmpty)

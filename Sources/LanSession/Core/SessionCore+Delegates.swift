@@ -28,21 +28,39 @@ extension SessionCore: DiallerDelegate {
     }
 }
 
+extension SessionCore: SessionSocketsDelegate {
+    func accepted(_ channel: any Channel, on transport: any Transport) -> EventLoopFuture<Void> {
+        setUpStream(channel, role: .acceptor, transport: transport, endpoint: nil, for: nil)
+    }
+
+    var socketsWanted: Bool { runState == .running }
+
+    func datagramsUnavailable(_ notice: SessionNotice) {
+        events.yield(.notice(notice))
+    }
+}
+
 extension SessionCore: DatagramRouterDelegate {
-    func datagramLink(forToken token: UInt64) -> (link: Link, peer: PeerRecord)? {
+    func datagramSource(forToken token: UInt64) -> DatagramSource? {
         guard runState == .running, let link = links.link(forToken: token), let peer = peers.peer(of: link) else {
             return nil
         }
-        return (link, peer)
+        return DatagramSource(
+            peer: peer.id, remoteAddress: link.remoteAddress, security: link.security, isConnected: peer.isConnected)
     }
 
-    func datagramRoute(of peer: PeerRecord, asks actions: [DatagramProber.Action]) {
+    func datagramReceived(forToken token: UInt64, at now: NIODeadline) {
+        links.link(forToken: token)?.received(at: now)
+    }
+
+    func datagramRoute(of id: PeerID, asks actions: [DatagramProber.Action]) {
+        guard let peer = peers[id] else { return }
         for action in actions {
             switch action {
             case .sendProbe:
                 break  // the router sends its own probes
             case .sendWitness:
-                if let link = peer.active { writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link) }
+                if let link = peer.active { writer.write(.ping(Ping(nonce: 0, timestamp: pings.micros())), on: link) }
             case .routeChanged(.udp):
                 logger.debug("datagrams get through to \(peer.name)")
                 publishState(of: peer)
@@ -58,10 +76,11 @@ extension SessionCore: DatagramRouterDelegate {
     }
 
     func datagramPingAnswered(_ pong: Ping, at now: NIODeadline) -> Bool {
-        completePing(pong.nonce, at: now)
+        pings.complete(pong.nonce, at: now)
     }
 
-    func datagramDelivered(_ message: Message, from peer: PeerRecord) throws(WireError) {
+    func datagramDelivered(_ message: Message, from id: PeerID) throws(WireError) {
+        guard let peer = peers[id] else { return }
         try handleCommand(message, from: peer, reliably: false)
     }
 }

@@ -8,7 +8,7 @@ extension SessionCore {
     /// says while there is room.
     func consider(_ invitation: Invitation, on link: Link) {
         guard let peer = peers.peer(of: link) else {
-            return perform(link.machine.drop("invitation from nobody"), on: link)
+            return perform(link.step { $0.drop("invitation from nobody") }, on: link)
         }
         let verdict = admission.consider(
             invitation, isMember: peer.everConnected || peer.isConnected, seatsTaken: seatsTaken(besides: peer.id))
@@ -52,32 +52,32 @@ extension SessionCore {
         case .decline(let reason):
             logger.debug("declining \(link.hello?.displayName ?? "a peer"): \(reason)")
             events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
-            perform(link.machine.decline(reason), on: link)
+            perform(link.step { $0.decline(reason) }, on: link)
         }
         return true
     }
 
     func accept(_ link: Link) {
-        perform(link.machine.accept(token: links.newToken()), on: link)
+        perform(link.step { $0.accept(token: links.newToken()) }, on: link)
     }
 
     /// The peer declined on `link`: a duplicate on its path is no news; the rest ends the application's invitation,
     /// and a refusal that will not change by itself stops the redials.
     func declined(_ reason: DeclineReason, on link: Link) {
         guard reason != .duplicateLink else {  // the peer keeps another link on this path
-            link.replacedByPeer = true
+            link.replacedOnPeersSide()
             return
         }
         logger.debug("\(link.hello?.displayName ?? link.remoteDescription) declined: \(reason)")
         events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
         if let peer = peers.peer(of: link) {
-            peer.notConnectedReason = .declined(reason)
+            peer.notConnected(.declined(reason))
             endInvite(
                 of: peer, SessionError(.declined, "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) declined: \(reason)")
             )
             if reason == .versionMismatch || reason == .wrongSession || reason == .rejected {
                 // A refusal that will not change by itself: stop redialling until the peer shows up anew.
-                peer.left = true
+                peer.leave(nil)
             }
         }
         if let endpoint = link.endpoint, reason == .versionMismatch || reason == .wrongSession {
@@ -113,8 +113,8 @@ extension SessionCore {
             guard let peer = core.peers[id] else { return }
             core.endInvite(of: peer, SessionError(.timedOut, "\(name) did not accept within \(timeout)"))
         }
-        peer.left = false
-        peer.notConnectedReason = nil
+        peer.showsUpAgain()
+        peer.notConnected(nil)
         dialler.reconcile(id)
         return promise.futureResult
     }
@@ -127,7 +127,7 @@ extension SessionCore {
         }
         dialler.stopDialling(peer.id)
         for link in Array(peer.links.values) where link.isOpen && !link.machine.isHandshaken {
-            perform(link.machine.drop("the invitation ended"), on: link)
+            perform(link.step { $0.drop("the invitation ended") }, on: link)
         }
     }
 

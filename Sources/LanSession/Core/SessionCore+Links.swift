@@ -5,7 +5,7 @@ import WireCodec
 /// Links as the core sets them up and carries their handshake out: the pipeline, the hello, the caps on links that
 /// have not proved themselves, the hello checked (``Admission``), the Noise handshake (``SessionCore+Trust``), the
 /// link made one of its peer's.
-extension SessionCore {
+extension SessionCore: LinkEvents {
     /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
     func setUpStream(
         _ channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
@@ -36,7 +36,7 @@ extension SessionCore {
             liveness: liveness, security: security)
         links.add(link)
         guard runState == .running else {
-            perform(link.machine.drop("session is not running"), on: link)
+            perform(link.step { $0.drop("session is not running") }, on: link)
             return link
         }
         if role == .acceptor, let refusal = links.refusal(forAccepted: link) {
@@ -48,7 +48,7 @@ extension SessionCore {
                 events.yield(
                     .notice(.unprovenLinkRefused(address: link.remoteDescription, reason: refusal, count: count)))
             }
-            perform(link.machine.drop(refusal), on: link)
+            perform(link.step { $0.drop(refusal) }, on: link)
             return link
         }
         let hello = localHello(for: link)
@@ -57,7 +57,7 @@ extension SessionCore {
                 try security.remember(sent: hello)
             } catch {
                 logger.debug("cannot encode the hello: \(error)")
-                perform(link.machine.drop("cannot encode the hello"), on: link)
+                perform(link.step { $0.drop("cannot encode the hello") }, on: link)
                 return link
             }
         }
@@ -73,7 +73,7 @@ extension SessionCore {
         logger.debug("\(notice)")
         if NoticeThrottle.isReported(links.exhaustedAccepts) { events.yield(.notice(notice)) }
         guard let oldest else { return }
-        perform(oldest.machine.drop("out of descriptors: the oldest unproven connection goes"), on: oldest)
+        perform(oldest.step { $0.drop("out of descriptors: the oldest unproven connection goes") }, on: oldest)
     }
 
     /// The hello for `link`: what it supports, and whether its handshake follows (with the pre-shared key or not).
@@ -106,7 +106,7 @@ extension SessionCore {
 
     /// `link` is closed for what it sent: logged, and told to the subscribers (the first ten, then every thousandth).
     func rejected(_ link: Link, _ reason: String) {
-        let (_, report) = throttle.count(.rejectedLink)
+        let (_, report) = events.countNotice(.rejectedLink)
         logger.debug(
             "closing link \(link.remoteDescription): \(reason)",
             metadata: ["peer": "\(link.peerID.map { "\($0)" } ?? "?")"])
@@ -116,7 +116,7 @@ extension SessionCore {
     /// Closes `link`, ignoring whatever it still delivers; ``linkClosed(_:)`` settles the rest.
     func close(_ link: Link, reason: String) {
         logger.debug("closing link", metadata: ["link": "\(link.remoteDescription)", "reason": "\(reason)"])
-        link.machine.channelClosed()
+        link.step { $0.channelClosed() }
         link.channel.close(promise: nil)
     }
 
@@ -125,13 +125,13 @@ extension SessionCore {
     /// A hello arrived on `link`: refused (another version or session), dropped (this very peer), or on to the Noise
     /// handshake (or, on insecure links, the invitation).
     func identify(_ hello: Hello, on link: Link) {
-        link.hello = hello
+        link.identified(by: hello)
         switch admission.check(hello) {
         case .refuse(let reason, let detail):
             refuse(link, hello: hello, reason: reason, detail)
         case .ourselves:
             if let endpoint = link.endpoint { dialler.forgetEndpoint(endpoint) }
-            perform(link.machine.drop("this is ourselves"), on: link)
+            perform(link.step { $0.drop("this is ourselves") }, on: link)
         case .handshake:
             beginHandshake(hello, on: link)
         case .admit:
@@ -149,26 +149,19 @@ extension SessionCore {
                 dialler.disproved(endpoint, for: intended)
                 dialler.dialEnded(endpoint, for: intended, failed: true)
             }
-            link.intendedPeer = nil
+            link.forgetIntendedPeer()
         }
         let peer = peers.record(for: hello.peerID)
-        peer.name = hello.displayName
-        peer.capabilities = hello.capabilities
-        if let key = link.publicKey { peer.publicKey = key }
-        peer.trust = link.trust
-        if let endpoint = link.endpoint {
-            link.provenEndpoint = endpoint
-            dialler.staticEndpoint(endpoint, isPeer: peer.id)
-        } else if let port = hello.listenPort, let address = link.channel.remoteAddress?.ipAddress {
-            link.provenEndpoint = Endpoint(transport: link.transport.name, host: address, port: Int(port))
-        }
-        if let known = peer.incarnation, known != hello.incarnation {
+        let restarted = peer.admitted(hello, publicKey: link.publicKey, trust: link.trust)
+        link.admitted(hello)
+        if let endpoint = link.endpoint { dialler.staticEndpoint(endpoint, isPeer: peer.id) }
+        if restarted {
             logger.debug("\(peer.name) restarted; its sequence numbers start over", metadata: ["peer": "\(peer.id)"])
             for old in Array(peer.links.values) where old !== link {
-                perform(old.machine.leave(.replaced), on: old)
+                perform(old.step { $0.leave(.replaced) }, on: old)
                 detach(old, from: peer)
             }
-            let (unsent, inDoubt) = peer.reliable.peerRestarted()
+            let (unsent, inDoubt) = peer.withReliable { $0.peerRestarted() }
             applications.forEach { $0.peerRestarted(peer.id) }
             streams.peerGone(peer.id, reason: "\(peer.name) restarted")
             // Data that never left this process goes to the new incarnation, first; data its old one did not
@@ -181,7 +174,6 @@ extension SessionCore {
                 events.yield(.unacknowledged(peer.id, messages: UInt64(inDoubt)))
             }
         }
-        peer.incarnation = hello.incarnation
 
         // One link per path: two on the same path (both dialled at once, or a redial before the old link was seen to
         // die) keep the one dialled by the lower peer id; between two of the same dialer, the newer one.
@@ -190,36 +182,34 @@ extension SessionCore {
             let newDialer = link.role == .dialer ? localPeer : peer.id
             if !LinkArbiter.keepsNewLink(local: localPeer, peer: peer.id, newDialer: newDialer, oldDialer: oldDialer) {
                 logger.debug("duplicate link to \(peer.name) on \(link.path): keeping the one dialled by \(oldDialer)")
-                return perform(link.machine.refuse(.duplicateLink, "duplicate link"), on: link)
+                return perform(link.step { $0.refuse(.duplicateLink, "duplicate link") }, on: link)
             }
             logger.debug("duplicate link to \(peer.name) on \(link.path): replacing the older one")
             // The new link first, then the old one detached as replaced, and only then closed: closing a channel on
             // its loop reports it inactive at once, and a link closed while still one of the peer's would lose a
             // connected peer to its own replacement.
-            peer.links[ObjectIdentifier(link)] = link
+            peer.add(link)
             detach(existing, from: peer, replacedBy: link)
-            perform(existing.machine.leave(.replaced), on: existing)
+            perform(existing.step { $0.leave(.replaced) }, on: existing)
         }
-        peer.links[ObjectIdentifier(link)] = link
-        peer.left = false
-        if peer.state != .connected && peer.state != .connecting {
-            peer.state = .connecting
-            publishState(of: peer)
-        }
+        peer.add(link)
+        if peer.connecting() { publishState(of: peer) }
         publishLink(link, of: peer)
         let invite = invitations.invitation(of: peer.id)
         perform(
-            link.machine.admit(
-                invitation: Invitation(
-                    context: invite?.context ?? configuration.invitationContext,
-                    timeoutMilliseconds: UInt32(
-                        clamping: (invite?.timeout ?? configuration.invitationTimeout).nanoseconds / 1_000_000))),
+            link.step {
+                $0.admit(
+                    invitation: Invitation(
+                        context: invite?.context ?? configuration.invitationContext,
+                        timeoutMilliseconds: UInt32(
+                            clamping: (invite?.timeout ?? configuration.invitationTimeout).nanoseconds / 1_000_000)))
+            },
             on: link)
     }
 
     /// A stranger's handshake failed: logged, and told to the subscribers (the first ten, then every thousandth).
     func authenticationRefused(_ link: Link, _ detail: String) {
-        let (count, report) = throttle.count(.refusedHandshake)
+        let (count, report) = events.countNotice(.refusedHandshake)
         let notice = SessionNotice.authenticationFailed(address: link.remoteDescription, detail: detail, count: count)
         logger.debug("\(notice)")
         if report { events.yield(.notice(notice)) }
@@ -230,13 +220,13 @@ extension SessionCore {
         if reason == .authenticationFailed {
             // Strangers: no declined event, but a notice, rate-limited (a flood must not flood the subscribers).
             authenticationRefused(link, detail)
-            return perform(link.machine.refuse(reason, detail), on: link)
+            return perform(link.step { $0.refuse(reason, detail) }, on: link)
         }
         logger.debug("refusing \(hello?.displayName ?? "a peer") at \(link.remoteDescription): \(detail)")
         events.yield(.declined(hello?.peerID, address: link.remoteDescription, reason: reason))
         if let endpoint = link.endpoint, reason == .versionMismatch || reason == .wrongSession {
             dialler.removeStatic(endpoint)  // as when the peer declines so: it will not change by itself
         }
-        perform(link.machine.refuse(reason, detail), on: link)
+        perform(link.step { $0.refuse(reason, detail) }, on: link)
     }
 }

@@ -13,9 +13,9 @@ extension SessionCore {
     func addDiscovered(_ endpoints: [Endpoint], peer id: PeerID, name: String, record: String) {
         guard id != localPeer else { return }
         let peer = peers.record(for: id)
-        if peer.name.isEmpty { peer.name = name }
+        peer.named(name)
         guard dialler.setRecord(record, endpoints: endpoints, for: id) else { return }
-        if peer.left && !record.hasPrefix(MembersGossip.recordPrefix) { peer.left = false }  // it shows up anew
+        if peer.left && !record.hasPrefix(MembersGossip.recordPrefix) { peer.showsUpAgain() }  // it shows up anew
         if peer.state == .discovered { publishState(of: peer) }
         dialler.reconcile(id)
     }

@@ -7,12 +7,11 @@ extension SessionCore {
     /// The handshake completed both ways: a path to the peer, standing by until its leader activates it.
     func linkReady(_ link: Link, token: UInt64) {
         guard let peer = peers.peer(of: link) else { return }
-        link.readySince = .now()
         links.register(token: token, for: link)
         if let proven = link.provenEndpoint { dialler.proved(proven, for: peer.id) }
         if let endpoint = link.endpoint { dialler.dialEnded(endpoint, for: peer.id, failed: false) }
-        link.intendedPeer = nil
-        writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros())), on: link)  // a first round-trip time at once
+        link.ready(at: .now())
+        writer.write(.ping(Ping(nonce: 0, timestamp: pings.micros())), on: link)  // a first round-trip time at once
         sendTrust(on: link)  // what this device knows of the members, for the peer to catch up
         publishLink(link, of: peer)
         logger.debug("link ready", metadata: ["peer": "\(peer.id)", "path": "\(link.path)"])
@@ -39,11 +38,18 @@ extension SessionCore {
             logger.debug(
                 "\(peer.name): moving traffic from \(previous.path) to \(chosen.path)",
                 metadata: ["peer": "\(peer.id)"])
-            previous.machine.deactivate()
+            previous.step { $0.deactivate() }
             if previous.isOpen { publishLink(previous, of: peer) }
         }
-        peer.active = chosen
-        perform(chosen.machine.activate(peer.reliable.makeResume()), on: chosen)
+        activate(chosen, of: peer)
+        let resume = peer.withReliable { $0.makeResume() }
+        perform(chosen.step { $0.activate(resume) }, on: chosen)
+    }
+
+    /// `link` carries `peer`'s data from now on; its datagrams go with its token and keys.
+    private func activate(_ link: Link, of peer: PeerRecord) {
+        peer.activate(link)
+        datagrams.activeLinkChanged(of: peer.id, token: link.machine.token, security: link.security)
     }
 
     /// Follower: the leader made `link` the active one; answer, resend what it missed, and use it from now on.
@@ -51,22 +57,23 @@ extension SessionCore {
         guard let peer = peers.peer(of: link) else { return }
         guard !isLeader(of: peer) else {
             // A late answer to an activation this side has moved on from; only its acknowledgement counts.
-            peer.reliable.peerAcknowledged(resume.received)
+            peer.withReliable { $0.peerAcknowledged(resume.received) }
             return
         }
         if let previous = peer.active, previous !== link {
-            previous.machine.deactivate()
+            previous.step { $0.deactivate() }
             if previous.isOpen { publishLink(previous, of: peer) }
         }
-        peer.active = link
-        perform(link.machine.respond(peer.reliable.makeResume()), on: link)
-        activated(link, of: peer, outcome: peer.reliable.peerResumed(resume))
+        activate(link, of: peer)
+        let ours = peer.withReliable { $0.makeResume() }
+        perform(link.step { $0.respond(ours) }, on: link)
+        activated(link, of: peer, outcome: peer.withReliable { $0.peerResumed(resume) })
     }
 
     /// Leader: the follower answered the activation of `link`.
     func activationAnswered(_ link: Link, resume: Resume) {
         guard let peer = peers.peer(of: link), peer.active === link else { return }
-        activated(link, of: peer, outcome: peer.reliable.peerResumed(resume))
+        activated(link, of: peer, outcome: peer.withReliable { $0.peerResumed(resume) })
     }
 
     /// `link` carries the peer's data from now on: resend what the peer missed; a first activation connects it.
@@ -83,22 +90,19 @@ extension SessionCore {
             events.yield(.resynchronised(peer.id, lost: lost))
         }
         if resend.readableBytes > 0 {
-            link.liveness.didSend(at: .now())
+            link.sent(at: .now())
             writer.writeNow(resend, on: link)  // after the activation's resume
         }
-        peer.reliable.wroteAll()
+        peer.withReliable { $0.wroteAll() }
         roomFreed(for: peer)
         publishLink(link, of: peer)
-        datagrams.follow(link, of: peer, now: .now())
-        guard peer.state != .connected else {
+        datagrams.follow(link.datagramRoute, of: peer.id, now: .now())
+        guard peer.connected() else {
             logger.debug("\(peer.name): traffic on \(link.path)", metadata: ["peer": "\(peer.id)"])
             publishState(of: peer)
             return
         }
-        peer.state = .connected
-        peer.everConnected = true
         endInvite(of: peer, nil)
-        peer.left = false
         logger.debug(
             "connected to \(peer.name)", metadata: ["peer": "\(peer.id)", "link": "\(link.remoteDescription)"])
         events.yield(.peerConnected(peer.id, name: peer.name))
@@ -111,10 +115,10 @@ extension SessionCore {
     /// A pong on a stream link: a measurement's answer, or a heartbeat's round trip on that path.
     func receivedPong(_ pong: Ping, on link: Link) {
         let now = NIODeadline.now()
-        if completePing(pong.nonce, at: now) { return }
-        let sample = Int64(nowMicros(now)) - Int64(pong.timestamp)
+        if pings.complete(pong.nonce, at: now) { return }
+        let sample = Int64(pings.micros(now)) - Int64(pong.timestamp)
         guard sample >= 0 else { return }
-        link.rtt.add(.microseconds(sample))
+        link.measured(roundTrip: .microseconds(sample))
         if let peer = peers.peer(of: link) {
             datagrams.reliablePingAnswered(by: peer.id, sentAt: now - .microseconds(sample), at: now)
         }
@@ -123,15 +127,15 @@ extension SessionCore {
     func peerSaidBye(_ reason: ByeReason, handshaken: Bool, on link: Link) {
         guard let peer = peers.peer(of: link) else { return }
         logger.debug("\(peer.name) said bye: \(reason)", metadata: ["peer": "\(peer.id)"])
-        if reason == .replaced { link.replacedByPeer = true }
+        if reason == .replaced { link.replacedOnPeersSide() }
         guard handshaken, reason != .replaced, reason != .protocolError else { return }
         // It leaves the session: every path goes.
-        peer.left = true
+        peer.leave(nil)
         dialler.peerLeft(peer.id)
         for other in Array(peer.links.values) where other !== link {
-            perform(other.machine.drop("\(peer.name) left"), on: other)
+            perform(other.step { $0.drop("\(peer.name) left") }, on: other)
         }
-        peer.notConnectedReason = .left(reason)
+        peer.notConnected(.left(reason))
         events.yield(.peerLeft(peer.id, reason: reason))
         streams.peerGone(peer.id, reason: "\(peer.name) left")
         if reason == .removed { removedBy(peer.id) }
@@ -141,11 +145,10 @@ extension SessionCore {
     /// it shows up anew (a new discovery record) or is connected to again.
     func disconnect(_ id: PeerID) throws(SessionError) {
         guard let peer = peers[id] else { throw noSuchMember(id) }
-        peer.left = true
-        peer.notConnectedReason = .disconnected
+        peer.leave(.disconnected)
         dialler.stopDialling(id)
         for link in Array(peer.links.values) where link.isOpen {
-            perform(link.machine.leave(.leaving), on: link)
+            perform(link.step { $0.leave(.leaving) }, on: link)
         }
         streams.peerGone(id, reason: "disconnected")
         publishState(of: peer)
@@ -156,7 +159,7 @@ extension SessionCore {
     /// The channel of `link` closed: forget it, and settle its peer — another path takes over, or the peer is lost.
     func linkClosed(_ link: Link) {
         links.remove(link)
-        link.machine.channelClosed()
+        link.step { $0.channelClosed() }
         guard runState == .running else { return }  // stopping: peers were told bye
         trustLinkClosed(link)
         if let endpoint = link.endpoint {
@@ -185,11 +188,12 @@ extension SessionCore {
     /// replaced by a duplicate on its path (`replacedBy`, in its handshake) does not lose a connected peer: the
     /// replacement becomes active when ready, and the peer is lost only if it closes first.
     func detach(_ link: Link, from peer: PeerRecord, replacedBy replacement: Link? = nil) {
-        guard peer.links.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
+        let wasActive = peer.active === link
+        guard peer.remove(link) else { return }
         publishLink(link, of: peer, closed: true)
         invitations.drop(on: link)
-        if peer.active === link {
-            peer.active = nil
+        if wasActive {
+            datagrams.activeLinkChanged(of: peer.id, token: nil, security: nil)
             if isLeader(of: peer) { choosePath(for: peer) }
         }
         let replaced = replacement.map { $0.isOpen && peer.links[ObjectIdentifier($0)] === $0 } ?? false
@@ -236,8 +240,8 @@ extension SessionCore {
             logger.debug("lost \(peer.name)", metadata: ["peer": "\(peer.id)"])
             events.yield(.peerLost(peer.id))
         }
-        peer.active = nil
-        peer.state = peer.left ? .lost : (canRedial(peer) ? .reconnecting : .lost)
+        peer.lost(redialling: canRedial(peer))
+        datagrams.activeLinkChanged(of: peer.id, token: nil, security: nil)
         dialler.peerLost(peer.id)
         publishState(of: peer)
         if wasConnected {

@@ -8,9 +8,9 @@ extension SessionCore {
     /// the peer's active one (the common case, with no action list); as any other message otherwise.
     func receivedData(_ payload: ByteBuffer, on link: Link) {
         guard link.isOpen, runState == .running else { return }
-        link.liveness.didReceive(at: .now())
+        link.received(at: .now())
         guard link.machine.isActive, let peer = peers.peer(of: link), peer.active === link else {
-            return perform(link.machine.received(.data(Array(payload.readableBytesView))), on: link)
+            return perform(link.step { $0.received(.data(Array(payload.readableBytesView))) }, on: link)
         }
         receivedSequenced(from: peer, payloadBytes: payload.readableBytes)
         events.yieldData(payload, from: peer.id, reliable: true)
@@ -36,7 +36,7 @@ extension SessionCore {
             receivedPong(pong, on: link)
         case .ack(let sequence):
             if let peer = peers.peer(of: link) {
-                peer.reliable.peerAcknowledged(sequence)
+                peer.withReliable { $0.peerAcknowledged(sequence) }
                 roomFreed(for: peer)
             }
         case .members(let members):
@@ -64,14 +64,12 @@ extension SessionCore {
 
     /// Counts a sequenced message from `peer`; the read's end acknowledges it (``endOfRead(on:)``), or the tick.
     private func receivedSequenced(from peer: PeerRecord, payloadBytes: Int) {
-        _ = peer.reliable.receive()
-        peer.unacknowledgedBytes += payloadBytes
+        peer.receivedSequenced(payloadBytes: payloadBytes)
     }
 
     /// Acknowledges everything received from `peer`.
     func acknowledge(_ peer: PeerRecord, on link: Link) {
-        peer.unacknowledgedBytes = 0
-        writer.write(.ack(sequence: peer.reliable.makeAck()), on: link)
+        writer.write(.ack(sequence: peer.makeAck()), on: link)
     }
 
     /// A command from `peer`, on either channel: the payloads of any application here, the rest by the application

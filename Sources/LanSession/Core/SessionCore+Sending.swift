@@ -13,7 +13,7 @@ extension SessionCore {
         let frame: ByteBuffer?
         let refusing = peer.reliable.mustResynchronise
         do {
-            frame = try peer.reliable.send(message, as: content)
+            frame = try peer.withReliable { try $0.send(message, as: content) }
         } catch {
             logger.debug("cannot encode \(message.kind): \(error)")
             return
@@ -23,7 +23,7 @@ extension SessionCore {
             let notice = SessionNotice.replayBufferOverflowed(peer.id, name: peer.name)
             logger.debug(
                 "\(notice)", metadata: ["peer": "\(peer.id)", "unacknowledged": "\(peer.reliable.replayBytes)"])
-            if throttle.count(.replayOverflow).report { events.yield(.notice(notice)) }
+            if events.countNotice(.replayOverflow).report { events.yield(.notice(notice)) }
             return
         }
         write(.encoded(frame), to: peer)
@@ -33,7 +33,7 @@ extension SessionCore {
     /// the buffer it is (no copy), and written with its frame's header in front.
     func sendSequencedData(_ payload: ByteBuffer, to peer: PeerRecord) {
         do {
-            try peer.reliable.sendData(payload)
+            try peer.withReliable { try $0.sendData(payload) }
         } catch {
             logger.debug("cannot send data: \(error)")
             return
@@ -44,12 +44,12 @@ extension SessionCore {
     /// Writes a numbered frame if `peer`'s active link carries data; otherwise it waits in the replay buffer.
     private func write(_ frame: SequencedFrame, to peer: PeerRecord) {
         guard let link = peer.dataLink else { return }
-        link.liveness.didSend(at: .now())
+        link.sent(at: .now())
         switch frame {
         case .encoded(let bytes): writer.writeSoon(bytes, on: link)
         case .data(let payload): writer.writeSoon(data: payload, on: link)
         }
-        peer.reliable.wroteAll()
+        peer.withReliable { $0.wroteAll() }
     }
 
     /// Room came back on `peer`'s reliable channel (acknowledgements, a resume): waiting payloads go, and when state
@@ -59,7 +59,7 @@ extension SessionCore {
         // alone before.
         if streams.hasWaitingData(for: peer.id), let link = peer.dataLink { writer.openBurst(on: link) }
         streams.roomFreed(for: peer.id)
-        guard peer.reliable.takeResynchronisation() else { return }
+        guard peer.withReliable({ $0.takeResynchronisation() }) else { return }
         logger.debug("re-synchronising \(peer.name) after refused state messages", metadata: ["peer": "\(peer.id)"])
         applications.forEach { $0.peerMissedMessages(peer.id) }
     }
@@ -67,7 +67,7 @@ extension SessionCore {
     /// Sends `message` on the unreliable channel if it gets through and fits a datagram, on the reliable link otherwise.
     func sendUnreliable(_ message: Message, to peer: PeerRecord) {
         // One too large for a datagram goes reliably: what may be lost may also arrive.
-        guard datagrams.route(of: peer.id) == .udp, datagrams.send(message, to: peer) else {
+        guard datagrams.route(of: peer.id) == .udp, datagrams.send(message, to: peer.id) else {
             return sendSequenced(message, to: peer, as: .state)
         }
     }
@@ -158,51 +158,22 @@ extension SessionCore {
             return loop.makeFailedFuture(
                 SessionError(.noSuchPeer, "\(peer.name) has no \(transport ?? "") link (it has: \(have))"))
         }
-        let promise = loop.makePromise(of: TimeAmount.self)
-        let now = NIODeadline.now()
-        let nonce = roundTrips.start(to: id, at: now, promise: promise)
-        let ping = Message.ping(
-            Ping(nonce: nonce, timestamp: nowMicros(now), payload: [UInt8](repeating: 0, count: payloadSize)))
+        let (ping, roundTrip) = pings.start(to: id, payloadSize: payloadSize, at: .now())
         if unreliable && datagrams.route(of: id) == .udp && link === peer.dataLink {
-            datagrams.send(ping, to: peer)
+            datagrams.send(ping, to: peer.id)
         } else {
             writer.write(ping, on: link)
         }
-        return promise.futureResult
+        return roundTrip
     }
 
     /// `count` round trips, each ping sent from the loop as the previous pong arrives.
     func measureRoundTrips(
         _ id: PeerID, count: Int, unreliable: Bool, payloadSize: Int, transport: String?
     ) -> EventLoopFuture<[TimeAmount]> {
-        final class Series {
-            var samples: [TimeAmount] = []
+        pings.measure(count: count) {
+            self.ping(id, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
         }
-        let series = Series()
-        series.samples.reserveCapacity(count)
-        func step(_ remaining: Int) -> EventLoopFuture<[TimeAmount]> {
-            guard remaining > 0 else { return loop.makeSucceededFuture(series.samples) }
-            return ping(id, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
-                .assumeIsolated()
-                .flatMap { roundTrip in
-                    series.samples.append(roundTrip)
-                    return step(remaining - 1)
-                }
-                .nonisolated()
-        }
-        return step(count)
-    }
-
-    /// Fails the pings whose pong is overdue (from the tick; tests call it with a later `now`).
-    func expirePings(now: NIODeadline) {
-        for outcome in roundTrips.expire(now: now) { outcome.complete() }
-    }
-
-    /// A pong with `nonce` arrived: true when it answers the application's ping, which completes now.
-    func completePing(_ nonce: UInt32, at now: NIODeadline) -> Bool {
-        guard let outcome = roundTrips.complete(nonce, at: now) else { return false }
-        outcome.complete()  // its callbacks may send the next ping of a series
-        return true
     }
 
     // MARK: - Publishing
@@ -225,10 +196,7 @@ extension SessionCore {
 
     func publishState(of peer: PeerRecord) {
         events.yield(.peerState(info(of: peer)))
-        if peer.state == .connected || peer.state == .connecting { peer.notConnectedReason = nil }
-        let connection = peer.connectionState
-        guard connection != peer.publishedConnection else { return }
-        peer.publishedConnection = connection
+        guard let connection = peer.connectionStateToPublish() else { return }
         peerStateChanges.changed()
         events.yield(.peerChanged(peer.id, connection))
     }

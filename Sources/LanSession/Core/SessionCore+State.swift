@@ -9,11 +9,7 @@ extension SessionCore {
     }
 
     /// Where the session accepts links, one endpoint per listening transport.
-    var listeningEndpoints: [Endpoint] {
-        transports.compactMap { transport in
-            listeners[transport.name].flatMap { transport.localEndpoint(of: $0, port: port) }
-        }
-    }
+    var listeningEndpoints: [Endpoint] { sockets.endpoints }
 
     /// Every peer the session knows, by peer id.
     func peerInfos() -> [PeerInfo] {
@@ -60,33 +56,5 @@ extension SessionCore {
             reach[id] = peer.isConnected ? .connected : canRedial(peer) ? .known : .unknown
         }
         return reach
-    }
-
-    // MARK: - Streams and transfers
-
-    func writeStream(_ key: StreamKey, _ pieces: [[UInt8]]) -> EventLoopFuture<Void> {
-        streams.write(key, pieces)
-    }
-
-    func finishOutgoing(_ key: StreamKey, digest: [UInt8]) -> EventLoopFuture<Void> {
-        streams.finish(key, digest: digest)
-    }
-
-    func cancelOutgoing(_ key: StreamKey, reason: String) {
-        streams.cancelOutgoing(key, reason: reason)
-    }
-
-    func readStream(_ key: StreamKey) -> EventLoopFuture<[UInt8]?> {
-        streams.read(key)
-    }
-
-    func cancelIncoming(_ key: StreamKey, reason: String) {
-        streams.cancelIncoming(key, reason: reason)
-    }
-
-    var transfers: [TransferProgress] { streams.transfers }
-
-    func cancelTransfer(_ id: TransferID, reason: String) throws(SessionError) {
-        try streams.cancelTransfer(id, reason: reason)
     }
 }

@@ -11,9 +11,9 @@ extension SessionCore {
     /// The hello is acceptable: the Noise handshake starts (the dialer writes message 1).
     func beginHandshake(_ hello: Hello, on link: Link) {
         guard let security = link.security else {
-            return perform(link.machine.drop("encryption but no security on the link"), on: link)
+            return perform(link.step { $0.drop("encryption but no security on the link") }, on: link)
         }
-        link.machine.handshake()
+        link.step { $0.handshake() }
         do {
             if let first = try security.begin(remoteHello: hello) { writer.write(.noise(first), on: link) }
         } catch {
@@ -26,7 +26,7 @@ extension SessionCore {
     /// proved is checked.
     func handshakeMessage(_ bytes: [UInt8], on link: Link) {
         guard let security = link.security, let hello = link.hello else {
-            return perform(link.machine.drop("a handshake message without a handshake"), on: link)
+            return perform(link.step { $0.drop("a handshake message without a handshake") }, on: link)
         }
         let payload = HandshakePayload(
             signingKey: configuration.identity.signingPublicKey, statements: trusted.introductionsOfMe)
@@ -36,7 +36,7 @@ extension SessionCore {
         } catch {
             admission.handshakeFailed()
             authenticationRefused(link, "it claims to be \(hello.peerID): \(error)")
-            return perform(link.machine.drop("handshake failed"), on: link)
+            return perform(link.step { $0.drop("handshake failed") }, on: link)
         }
         if let reply { writer.write(.noise(reply), on: link) }
         guard security.isEstablished else { return }
@@ -49,20 +49,20 @@ extension SessionCore {
     /// admission decides.
     private func handshakeCompleted(_ hello: Hello, on link: Link) {
         guard let security = link.security, let key = security.remoteKey, let payload = security.remotePayload else {
-            return perform(link.machine.drop("a handshake without the peer's key"), on: link)
+            return perform(link.step { $0.drop("a handshake without the peer's key") }, on: link)
         }
         guard PeerID(publicKey: key) == hello.peerID else {
             admission.handshakeFailed()
             authenticationRefused(
                 link, "it claims to be \(hello.peerID), its key is \(PeerID(publicKey: key))'s")
-            return perform(link.machine.refuse(.authenticationFailed, "a peer id that is not its key's"), on: link)
+            return perform(link.step { $0.refuse(.authenticationFailed, "a peer id that is not its key's") }, on: link)
         }
-        link.publicKey = key
+        link.proved(publicKey: key)
         switch configuration.admission {
         case .open:
-            link.trust = .open
+            link.trusted(as: .open)
         case .secret:
-            link.trust = .secret
+            link.trusted(as: .secret)
         case .paired:
             let known = trusted.devices[hello.peerID] != nil
             guard
@@ -71,7 +71,7 @@ extension SessionCore {
             else {
                 return becomeStranger(link, hello: hello, signingKey: payload.signingKey)
             }
-            link.trust = device.trust
+            link.trusted(as: device.trust)
             if !known {
                 logger.debug(
                     "\(hello.displayName) (\(hello.peerID)) got in on \(device.introducedBy.map { "\($0)" } ?? "?")'s introduction"
@@ -85,12 +85,11 @@ extension SessionCore {
 
     /// An untrusted device: its link stays open for it to ask to pair, and for nothing else.
     private func becomeStranger(_ link: Link, hello: Hello, signingKey: [UInt8]) {
-        link.signingKey = signingKey
-        link.machine.becomeStranger()
+        link.becomeStranger(signingKey: signingKey)
         pairings.stranger(link, is: hello.peerID)
         logger.debug("\(hello.displayName) (\(hello.peerID)) is not a trusted device: it may only ask to pair")
         let fingerprint = PeerID.fingerprint(of: link.publicKey ?? [])
-        if throttle.count(.stranger).report {
+        if events.countNotice(.stranger).report {
             events.yield(.notice(.notPaired(hello.peerID, name: hello.displayName, fingerprint: fingerprint)))
         }
         if pairings.wanted.contains(hello.peerID) { askToPair(on: link, hello: hello) }
@@ -113,7 +112,7 @@ extension SessionCore {
             throw SessionError(.noSuchPeer, "\(peer) is not known: discover it, or connect to its address")
         }
         pairings.want(peer)
-        peers[peer]?.left = false  // asked for by a person: dialled even if it left or removed this device
+        peers[peer]?.showsUpAgain()  // asked for by a person: dialled even if it left or removed this device
         dialler.reconcile(peer)
         return nil
     }
@@ -129,7 +128,7 @@ extension SessionCore {
         guard let code = link.security?.pairingCode, let key = link.publicKey, let signingKey = link.signingKey else {
             return nil
         }
-        link.machine.startPairing()
+        link.step { $0.startPairing() }
         let request = PairingRequest(
             peerID: hello.peerID, displayName: hello.displayName, fingerprint: PeerID.fingerprint(of: key),
             code: code, requestedHere: requestedHere, confirmedHere: false, confirmedThere: false)
@@ -151,13 +150,13 @@ extension SessionCore {
             }
         case .confirm:
             guard let pending = pairings.confirmThere(peer), pending.link === link else {
-                return perform(link.machine.refuse(.notTrusted, "a confirmation without a pairing"), on: link)
+                return perform(link.step { $0.refuse(.notTrusted, "a confirmation without a pairing") }, on: link)
             }
             if pending.request.confirmedHere { try? completePairing(pending) }
         case .reject:
             endPairing(peer, reason: "\(hello.displayName) rejected the pairing", tell: false)
         default:
-            perform(link.machine.refuse(.notTrusted, "unknown pairing step \(step.rawValue)"), on: link)
+            perform(link.step { $0.refuse(.notTrusted, "unknown pairing step \(step.rawValue)") }, on: link)
         }
     }
 
@@ -201,7 +200,7 @@ extension SessionCore {
         pairings.end(peer)
         let link = pending.link
         if confirmingAfterSave { writer.write(.pairing(.confirm), on: link) }
-        link.trust = .paired
+        link.trusted(as: .paired)
         logger.debug("paired with \(device.name) (\(peer), \(device.fingerprint))")
         events.yield(.paired(device))
         broadcastTrust()
@@ -214,7 +213,7 @@ extension SessionCore {
         guard let pending = pairings.end(peer) else { return }
         if tell { writer.write(.pairing(.reject), on: pending.link) }
         events.yield(.pairingEnded(peer, reason: reason))
-        perform(pending.link.machine.refuse(.notTrusted, "pairing not made: \(reason)"), on: pending.link)
+        perform(pending.link.step { $0.refuse(.notTrusted, "pairing not made: \(reason)") }, on: pending.link)
     }
 
     // MARK: - Introductions and removals
@@ -251,20 +250,19 @@ extension SessionCore {
     private func trustedAnew(_ id: PeerID) {
         if let link = pairings.link(of: id), let hello = link.hello {
             pairings.end(id)
-            link.trust = trusted.devices[id]?.trust
+            link.trusted(as: trusted.devices[id]?.trust)
             admit(hello, on: link)
         }
         guard let peer = peers[id] else { return }
-        peer.left = false
+        peer.showsUpAgain()
         dialler.reconcile(id)
     }
 
     /// The links of a removed device close, and it is not redialled.
     private func dropRemoved(_ id: PeerID) {
         if let peer = peers[id] {
-            peer.left = true
-            peer.notConnectedReason = .declined(.notTrusted)
-            for link in Array(peer.links.values) { perform(link.machine.leave(.removed), on: link) }
+            peer.leave(.declined(.notTrusted))
+            for link in Array(peer.links.values) { perform(link.step { $0.leave(.removed) }, on: link) }
         }
         dialler.stopDialling(id)
     }

@@ -16,7 +16,7 @@ import WireCodec
 /// - ``PeerTable``: per peer its links, the active one (``PathSelector`` chooses), the ``ReliableChannel``;
 /// - ``Dialler``: where peers are (static, discovered, proven) and the dials to them;
 /// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways;
-/// - ``DatagramRouter``: the unreliable channel; ``RoundTrips``: the application's pings;
+/// - ``DatagramRouter``: the unreliable channel; ``Pings``: the clock of pings, the application's pings;
 /// - ``StreamMultiplexer``: data, streams and resources (into the ``Inbox``);
 /// - ``ApplicationRouter``: the applications it carries, which it does not know beyond their message kinds.
 final class SessionCore {
@@ -34,7 +34,6 @@ final class SessionCore {
     let events: SessionEventQueue
     /// Random per start: tells peers that our sequence numbers start over.
     let incarnation = UInt64.random(in: 1...UInt64.max)
-    let startedAt = NIODeadline.now()
     let pathSelector: PathSelector
     /// The session's pre-shared key as the handshake uses it (admission `secret`); nil otherwise.
     let psk: SessionSecret?
@@ -46,15 +45,9 @@ final class SessionCore {
     weak var owner: Session?
 
     var runState = RunState.idle
-    /// The port of the transport that listens on the session's port (LAN), 0 before the start.
-    private(set) var port = 0
-    /// The listening channel of each transport, by name.
-    private(set) var listeners: [String: any Channel] = [:]
     private var ticker: RepeatedTask?
     /// Removes partial files of abandoned transfers from the inbox, hourly.
     private var sweeper: RepeatedTask?
-    /// Notices a flood could repeat, counted and rate-limited.
-    var throttle = NoticeThrottle()
 
     // The components.
     var admission: Admission
@@ -65,7 +58,8 @@ final class SessionCore {
     var gossip: MembersGossip
     let invitations: Invitations
     let datagrams: DatagramRouter
-    var roundTrips = RoundTrips()
+    let sockets: SessionSockets
+    let pings: Pings
     let streams: StreamMultiplexer
     var applications = ApplicationRouter()
     var trusted: TrustedDevices
@@ -102,12 +96,15 @@ final class SessionCore {
             standbyMaximumDelay: configuration.standbyRedialMaximumDelay)
         gossip = MembersGossip(interval: configuration.membersExchangeInterval.timeAmount, now: .now())
         invitations = Invitations(loop: loop)
-        let startedAt = self.startedAt
+        let pings = Pings(loop: loop)
+        self.pings = pings
         datagrams = DatagramRouter(
             logger: logger, probeTimeout: configuration.datagramProbeTimeout.timeAmount,
             heartbeatInterval: configuration.heartbeatInterval.timeAmount,
             livenessTimeout: configuration.livenessTimeout.timeAmount,
-            micros: { UInt64(max(0, ($0 - startedAt).nanoseconds / 1000)) })
+            micros: { pings.micros($0) })
+        sockets = SessionSockets(
+            loop: loop, logger: logger, host: configuration.host, transports: transports, datagrams: datagrams)
         streams = StreamMultiplexer(
             loop: loop, logger: logger,
             inbox: configuration.inbox.map { Inbox(directory: $0, gate: configuration.inboxGate) },
@@ -115,14 +112,13 @@ final class SessionCore {
         dialler.delegate = self
         datagrams.delegate = self
         streams.delegate = self
+        sockets.delegate = self
     }
 
     var localPeer: PeerID { configuration.peerID }
 
-    /// Microseconds since this core started, the clock of our pings.
-    func nowMicros(_ now: NIODeadline = .now()) -> UInt64 {
-        UInt64(max(0, (now - startedAt).nanoseconds / 1000))
-    }
+    /// The port of the transport that listens on the session's port (LAN), 0 before the start.
+    var port: Int { sockets.port }
 
     func transport(named name: String) -> (any Transport)? {
         transports.first { $0.name == name }
@@ -136,34 +132,8 @@ final class SessionCore {
             return loop.makeFailedFuture(SessionError(.invalidArgument, "a session starts once"))
         }
         let bound = NIOLoopBound(self, eventLoop: loop)
-        var listening: [EventLoopFuture<Void>] = []
-        for transport in transports {
-            let listened = transport.listen(host: configuration.host, port: configuration.port, on: loop) { channel in
-                bound.value.setUpStream(channel, role: .acceptor, transport: transport, endpoint: nil, for: nil)
-            }
-            .flatMap { (channel, port) -> EventLoopFuture<Void> in
-                let core = bound.value
-                core.listeners[transport.name] = channel
-                do {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ListenerGuard { bound.value.descriptorsExhausted() }, position: .first)
-                } catch {
-                    return core.loop.makeFailedFuture(error)
-                }
-                guard transport.carriesDatagrams else { return core.loop.makeSucceededVoidFuture() }
-                core.port = port
-                guard core.configuration.datagrams else { return core.loop.makeSucceededVoidFuture() }
-                return core.openDatagrams(on: transport, port: port)
-            }
-            listening.append(listened)
-        }
-        return EventLoopFuture.whenAllSucceed(listening, on: loop).flatMapError { error in
-            let core = bound.value
-            for listener in core.listeners.values { listener.close(promise: nil) }
-            core.datagrams.channel?.close(promise: nil)
-            return core.loop.makeFailedFuture(error)
-        }
-        .map { _ in
+        let opened = sockets.open(port: configuration.port, withDatagrams: configuration.datagrams)
+        return opened.map { _ in
             let core = bound.value
             core.runState = .running
             core.ticker = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
@@ -189,15 +159,14 @@ final class SessionCore {
         sweeper?.cancel()
         dialler.stop()
         invitations.stop(SessionError(.notRunning, "session stopped"))
-        for outcome in roundTrips.failAll(SessionError(.notRunning, "session stopped")) { outcome.complete() }
+        pings.failAll(SessionError(.notRunning, "session stopped"))
         for peer in peers.all { streams.peerGone(peer.id, reason: "the session stopped") }
         var closing: [EventLoopFuture<Void>] = []
         for link in links.all where link.isOpen {
-            perform(link.machine.leave(.leaving), on: link)
+            perform(link.step { $0.leave(.leaving) }, on: link)
             closing.append(link.channel.closeFuture.recover { _ in })
         }
-        for listener in listeners.values { closing.append(listener.close().recover { _ in }) }
-        if let channel = datagrams.channel { closing.append(channel.close().recover { _ in }) }
+        closing += sockets.close()
         applications.forEach { $0.sessionStopped() }
         events.flush()
         return EventLoopFuture.andAllComplete(closing, on: loop).map { [fanout = events.fanout] in
@@ -216,10 +185,10 @@ final class SessionCore {
             if isLeader(of: peer), !peer.links.isEmpty { choosePath(for: peer, now: now) }
             guard peer.isConnected else { continue }
             if peer.reliable.ackDue, let link = peer.dataLink { acknowledge(peer, on: link) }
-            datagrams.tick(peer, now: now)
+            datagrams.tick(peer.id, now: now)
         }
         applications.forEach { $0.tick(now: now) }
-        expirePings(now: now)
+        pings.expire(now: now)
         exchangeMembers(now: now)
         expireDeliveries(now: now)
     }
@@ -245,14 +214,8 @@ final class SessionCore {
     func expireDeliveries(now: NIODeadline) {
         guard let timeout = configuration.deliveryTimeout?.timeAmount else { return }
         for peer in peers.all {
-            guard peer.isMember, !peer.isConnected else {
-                peer.awaySince = nil
-                continue
-            }
-            let since = peer.awaySince ?? now
-            peer.awaySince = since
-            guard now - since >= timeout else { continue }
-            let seconds = Double((now - since).nanoseconds) / 1e9
+            guard let away = peer.away(at: now), away >= timeout else { continue }
+            let seconds = Double(away.nanoseconds) / 1e9
             streams.peerAway(
                 peer.id,
                 reason: "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) has been away for \(Int(seconds)) s "
@@ -263,11 +226,14 @@ final class SessionCore {
     /// A link's deadlines and heartbeats: a handshake that takes too long, a link gone silent, a heartbeat due.
     private func tick(_ link: Link, now: NIODeadline) {
         guard link.machine.isHandshaken else {
-            let actions = link.machine.tick(
-                openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout.timeAmount,
-                handshakeTimeout: configuration.invitationTimeout.timeAmount + configuration.livenessTimeout.timeAmount,
-                strangerTimeout: configuration.strangerTimeout.timeAmount,
-                pairingTimeout: configuration.pairingTimeout.timeAmount)
+            let actions = link.step {
+                $0.tick(
+                    openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout.timeAmount,
+                    handshakeTimeout: configuration.invitationTimeout.timeAmount
+                        + configuration.livenessTimeout.timeAmount,
+                    strangerTimeout: configuration.strangerTimeout.timeAmount,
+                    pairingTimeout: configuration.pairingTimeout.timeAmount)
+            }
             return perform(actions, on: link)
         }
         switch link.liveness.check(at: now) {
@@ -278,45 +244,9 @@ final class SessionCore {
                 metadata: ["path": "\(link.path)"])
             close(link, reason: "silent")
         case .heartbeatDue:
-            writer.write(.ping(Ping(nonce: 0, timestamp: nowMicros(now))), on: link)
+            writer.write(.ping(Ping(nonce: 0, timestamp: pings.micros(now))), on: link)
         case .alive:
             break
-        }
-    }
-
-    /// Opens the datagram socket on `port`. Without one the session still works: unreliable messages use the
-    /// reliable link. A socket that closes while the session runs (the system refused a send, say) is opened again.
-    func openDatagrams(on transport: any Transport, port: Int) -> EventLoopFuture<Void> {
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        return transport.openDatagrams(host: configuration.host, port: port, on: loop) { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(DatagramHandler(router: bound.value.datagrams))
-            }
-        }
-        .map { channel in
-            bound.value.datagrams.channel = channel
-            channel.closeFuture.whenComplete { _ in bound.value.datagramSocketClosed(channel, transport: transport) }
-        }
-        .flatMapError { error in
-            let notice = SessionNotice.datagramsUnavailable(port: port, reason: "\(error)")
-            bound.value.logger.debug("\(notice)")
-            bound.value.events.yield(.notice(notice))
-            return bound.value.loop.makeSucceededVoidFuture()
-        }
-    }
-
-    /// The datagram socket closed: while the session runs, it is opened again a moment later; meanwhile the probes go
-    /// unanswered and the routes fall back to the links.
-    private func datagramSocketClosed(_ channel: any Channel, transport: any Transport) {
-        guard datagrams.channel === channel else { return }
-        datagrams.channel = nil
-        guard runState == .running else { return }
-        logger.debug("the datagram socket closed; opening it again")
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        loop.scheduleTask(in: .milliseconds(200)) {
-            let core = bound.value
-            guard core.runState == .running, core.datagrams.channel == nil else { return }
-            _ = core.openDatagrams(on: transport, port: core.port)
         }
     }
 
@@ -325,11 +255,11 @@ final class SessionCore {
     /// A message arrived on `link`.
     func received(_ message: Message, on link: Link) {
         guard link.isOpen, runState == .running else { return }
-        link.liveness.didReceive(at: .now())
+        link.received(at: .now())
         // An acknowledgement on the active link (one per 64 messages or 48 KiB of a stream of data) is delivered as
         // the machine would say, without its list of actions.
         if case .ack = message, link.machine.isActive { return deliver(message, on: link) }
-        perform(link.machine.received(message), on: link)
+        perform(link.step { $0.received(message) }, on: link)
     }
 
     /// Carries out a link's actions, in order.

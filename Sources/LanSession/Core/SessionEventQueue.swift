@@ -4,9 +4,11 @@ import NIOCore
 /// read of a link go as one ``SessionEvent/messages(_:)``, which goes before any event that comes after it, so that
 /// every subscriber sees what happened in the order it happened.
 ///
-/// The link's handler ends each read with ``endOfRead()``; datagrams go at once, each a batch of its own.
+/// The link's handler ends each read with ``endOfRead()``; datagrams go at once, each a batch of its own. Notices a
+/// flood could repeat are counted here, and only some passed on (``NoticeThrottle``).
 final class SessionEventQueue {
     let fanout: EventFanout<SessionEvent>
+    private var throttle = NoticeThrottle()
     private var batch: [ByteBuffer] = []
     private var from = PeerID(0)
     private var reliable = true
@@ -41,6 +43,11 @@ final class SessionEventQueue {
         batch = []
         lastBatchSize = max(16, messages.count)
         fanout.yield(.messages(ReceivedMessages(from: from, reliable: reliable, messages: messages)))
+    }
+
+    /// Counts one more notice of `kind`: how many so far, and whether this one is passed on.
+    func countNotice(_ kind: NoticeThrottle.Kind) -> (count: Int, report: Bool) {
+        throttle.count(kind)
     }
 
     /// Ends every subscriber's stream, after what is left.

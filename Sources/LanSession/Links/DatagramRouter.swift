@@ -5,15 +5,35 @@ import WireCodec
 
 /// What the datagram router needs from the session.
 protocol DatagramRouterDelegate: AnyObject {
-    /// The handshaken link whose datagrams carry `token`, and its peer.
-    func datagramLink(forToken token: UInt64) -> (link: Link, peer: PeerRecord)?
+    /// Who sends datagrams with `token`: the handshaken link's peer, address and keys.
+    func datagramSource(forToken token: UInt64) -> DatagramSource?
+    /// A datagram with `token` was opened (or needed no opening): its link is alive.
+    func datagramReceived(forToken token: UInt64, at now: NIODeadline)
     /// Carries out what `peer`'s prober asks: a witness on its link, a changed route to publish.
-    func datagramRoute(of peer: PeerRecord, asks actions: [DatagramProber.Action])
+    func datagramRoute(of peer: PeerID, asks actions: [DatagramProber.Action])
     /// A pong by datagram: true when it answers a ping the application asked for.
     func datagramPingAnswered(_ pong: Ping, at now: NIODeadline) -> Bool
     /// A message for the peer's applications arrived by datagram (the peer is connected); throws when its
     /// application finds it malformed.
-    func datagramDelivered(_ message: Message, from peer: PeerRecord) throws(WireError)
+    func datagramDelivered(_ message: Message, from peer: PeerID) throws(WireError)
+}
+
+/// Where a peer's datagrams go, as the core hands it to the router from the peer's active link: the address (the
+/// link's remote address at the datagram port its hello names), the link's token, and its keys (nil on an insecure
+/// link).
+struct DatagramRoute {
+    var address: SocketAddress
+    var token: UInt64
+    var security: LinkSecurity?
+}
+
+/// Who sent a datagram, as the core tells the router from the token: the link's peer, its remote address (the
+/// datagram's must have the same IP), its keys, and whether the peer is connected.
+struct DatagramSource {
+    var peer: PeerID
+    var remoteAddress: SocketAddress?
+    var security: LinkSecurity?
+    var isConnected: Bool
 }
 
 /// The unreliable channel: the session's datagram socket, and per peer where its datagrams go and whether they get
@@ -27,6 +47,9 @@ final class DatagramRouter {
     /// Where one peer's datagrams go.
     private struct Route {
         var address: SocketAddress?
+        /// The token and keys of the peer's active link, what its datagrams are sent with.
+        var token: UInt64?
+        var security: LinkSecurity?
         var prober: DatagramProber
         var sequence: UInt32 = 0
     }
@@ -69,25 +92,32 @@ final class DatagramRouter {
         routes[peer]?.prober.route ?? .probing
     }
 
-    /// `link` became `peer`'s active one: its datagrams follow it, probed anew, or go on the link when it carries none.
-    func follow(_ link: Link, of peer: PeerRecord, now: NIODeadline) {
-        guard channel != nil, link.transport.carriesDatagrams, let hello = link.hello, hello.datagramPort != 0,
-            hello.capabilities.contains(.datagrams), link.machine.token != nil,
-            let ip = link.channel.remoteAddress?.ipAddress,
-            let address = try? SocketAddress(ipAddress: ip, port: Int(hello.datagramPort))
-        else {
-            routes[peer.id, default: Route(prober: prober())].prober = prober(route: .fallback)
-            routes[peer.id]?.address = nil
+    /// A link became `peer`'s active one: its datagrams follow `route`, probed anew, or go on the link when it has
+    /// none (its transport carries no datagrams, or the peer takes none).
+    func follow(_ route: DatagramRoute?, of peer: PeerID, now: NIODeadline) {
+        guard channel != nil, let route else {
+            routes[peer, default: Route(prober: prober())].prober = prober(route: .fallback)
+            routes[peer]?.address = nil
             return
         }
-        routes[peer.id, default: Route(prober: prober())].address = address
-        routes[peer.id]?.prober = prober()
+        routes[peer] = Route(
+            address: route.address, token: route.token, security: route.security, prober: prober(),
+            sequence: routes[peer]?.sequence ?? 0)
         tick(peer, now: now)
     }
 
+    /// `peer`'s active link changed (its activation is under way), or it has none (a nil token): datagrams are sent
+    /// with its token and keys, to the address the route had, until the route follows it. A peer whose route never
+    /// followed a link has no address to send to, and nothing to change.
+    func activeLinkChanged(of peer: PeerID, token: UInt64?, security: LinkSecurity?) {
+        guard routes[peer] != nil else { return }
+        routes[peer]?.token = token
+        routes[peer]?.security = security
+    }
+
     /// Runs `peer`'s prober (from the session's tick, and when its datagrams start).
-    func tick(_ peer: PeerRecord, now: NIODeadline) {
-        guard routes[peer.id]?.address != nil, let actions = routes[peer.id]?.prober.tick(at: now), !actions.isEmpty
+    func tick(_ peer: PeerID, now: NIODeadline) {
+        guard routes[peer]?.address != nil, let actions = routes[peer]?.prober.tick(at: now), !actions.isEmpty
         else { return }
         carryOut(actions, for: peer)
     }
@@ -102,7 +132,7 @@ final class DatagramRouter {
         routes[peer] = nil
     }
 
-    private func carryOut(_ actions: [DatagramProber.Action], for peer: PeerRecord) {
+    private func carryOut(_ actions: [DatagramProber.Action], for peer: PeerID) {
         var rest: [DatagramProber.Action] = []
         for action in actions {
             if action == .sendProbe {
@@ -119,20 +149,21 @@ final class DatagramRouter {
     /// Sends `message` to `peer` in a datagram of its own, on its active link's route; nothing when it has none.
     /// False when the message does not fit a datagram (`Wire.maxDatagramLength` before sealing): nothing was sent.
     @discardableResult
-    func send(_ message: Message, to peer: PeerRecord) -> Bool {
-        guard let channel, let address = routes[peer.id]?.address, let link = peer.active,
-            let token = link.machine.token
-        else { return true }
-        let header = DatagramHeader(linkToken: token, sequence: routes[peer.id]!.sequence &+ 1)
-        guard send(message, header: header, to: address, on: channel, link: link) else { return false }
-        routes[peer.id]!.sequence = header.sequence
+    func send(_ message: Message, to peer: PeerID) -> Bool {
+        guard let channel, let route = routes[peer], let address = route.address, let token = route.token else {
+            return true
+        }
+        let header = DatagramHeader(linkToken: token, sequence: route.sequence &+ 1)
+        guard send(message, header: header, to: address, on: channel, security: route.security) else { return false }
+        routes[peer]!.sequence = header.sequence
         return true
     }
 
     /// Sends one message in one datagram, sealed with the link's keys when it has them; false when it is too large.
     @discardableResult
     private func send(
-        _ message: Message, header: DatagramHeader, to address: SocketAddress, on channel: any Channel, link: Link
+        _ message: Message, header: DatagramHeader, to address: SocketAddress, on channel: any Channel,
+        security: LinkSecurity?
     ) -> Bool {
         var buffer = channel.allocator.buffer(capacity: 32)
         buffer.writeDatagramHeader(header)
@@ -144,7 +175,7 @@ final class DatagramRouter {
         }
         guard buffer.readableBytes <= Wire.maxDatagramLength else { return false }  // sealing adds its 24 bytes
 
-        if let security = link.security {
+        if let security {
             guard var sealer = security.datagramSealer else { return true }
             let headerLength = header.size
             let size = DatagramSealer.sealedSize(of: buffer.readableBytes)
@@ -190,13 +221,13 @@ final class DatagramRouter {
         data.withUnsafeReadableBytes { raw in
             do throws(WireError) {
                 let header = try DatagramHeader.read(from: raw)
-                guard let (link, peer) = delegate?.datagramLink(forToken: header.linkToken),
-                    link.remoteAddress?.hasSameIP(as: address) == true
+                guard let source = delegate?.datagramSource(forToken: header.linkToken),
+                    source.remoteAddress?.hasSameIP(as: address) == true
                 else {
                     logger.trace("dropping a datagram with an unknown token from \(address)")
                     return
                 }
-                if let security = link.security {
+                if let security = source.security {
                     guard var opener = security.datagramOpener else { return }
                     // The header, then the frames opened after it, in the router's own scratch buffer.
                     let opened = opening.withUnsafeMutableBytes { scratch in
@@ -214,7 +245,7 @@ final class DatagramRouter {
                         let applied = opening.withUnsafeBytes { inner in
                             Result { () throws(WireError) in
                                 var reader = try DatagramReader(UnsafeRawBufferPointer(rebasing: inner[..<length]))
-                                try apply(&reader, from: address, link: link, peer: peer)
+                                try apply(&reader, from: address, source: source)
                             }
                         }
                         try applied.get()
@@ -225,7 +256,7 @@ final class DatagramRouter {
                     return
                 }
                 var reader = try DatagramReader(raw)
-                try apply(&reader, from: address, link: link, peer: peer)
+                try apply(&reader, from: address, source: source)
             } catch {
                 logger.debug("dropping a malformed datagram from \(address): \(error)")
             }
@@ -233,31 +264,32 @@ final class DatagramRouter {
     }
 
     private func apply(
-        _ reader: inout DatagramReader, from address: SocketAddress, link: Link, peer: PeerRecord
+        _ reader: inout DatagramReader, from address: SocketAddress, source: DatagramSource
     ) throws(WireError) {
         let now = NIODeadline.now()
-        routes[peer.id]?.prober.datagramReceived(at: now)
-        link.liveness.didReceive(at: now)
+        let peer = source.peer
+        routes[peer]?.prober.datagramReceived(at: now)
+        delegate?.datagramReceived(forToken: reader.header.linkToken, at: now)
         while let message = try reader.next() {
             switch message {
             case .ping(let ping):
                 if let channel {
                     // Answered where it came from, so that a probe measures the path it took.
                     let header = DatagramHeader(linkToken: reader.header.linkToken, sequence: 0)
-                    send(.pong(ping), header: header, to: address, on: channel, link: link)
+                    send(.pong(ping), header: header, to: address, on: channel, security: source.security)
                 }
-            case .pong(let pong) where peer.isConnected:
-                if let actions = routes[peer.id]?.prober.pongReceived(at: now), !actions.isEmpty {
+            case .pong(let pong) where source.isConnected:
+                if let actions = routes[peer]?.prober.pongReceived(at: now), !actions.isEmpty {
                     delegate?.datagramRoute(of: peer, asks: actions)
                 }
                 _ = delegate?.datagramPingAnswered(pong, at: now)
             case .data, .appMessage, .application:
                 // An application's kinds (0x20...0x29: `move`, and kinds of an application's own): the application
                 // takes it or not.
-                guard peer.isConnected else { continue }
+                guard source.isConnected else { continue }
                 try delegate?.datagramDelivered(message, from: peer)
             default:
-                logger.debug("ignoring \(message.kind) in a datagram from \(peer.name)")
+                logger.debug("ignoring \(message.kind) in a datagram from \(peer)")
             }
         }
     }

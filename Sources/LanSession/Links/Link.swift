@@ -21,32 +21,29 @@ final class Link {
     /// The endpoint dialled, for dialer links.
     let endpoint: Endpoint?
     /// The peer this link was dialled for, until it turns out to be that peer's link or not.
-    var intendedPeer: PeerID?
+    private(set) var intendedPeer: PeerID?
     /// Where the peer can be dialled, as this link proves once handshaken: the endpoint dialled, or for an accepted
     /// link the remote address with the port the peer's hello says it listens on.
-    var provenEndpoint: Endpoint?
+    private(set) var provenEndpoint: Endpoint?
     let path: PathKey
     let openedAt: NIODeadline
-    var machine: LinkStateMachine
-    var liveness: Liveness
+    private(set) var machine: LinkStateMachine
+    private(set) var liveness: Liveness
     /// Round trips of this link's heartbeats.
-    var rtt = RoundTripEstimator()
+    private(set) var rtt = RoundTripEstimator()
     /// When the handshake completed.
-    var readySince: NIODeadline?
+    private(set) var readySince: NIODeadline?
     /// The peer said bye on it because another link on its path replaced it (a tie-break of simultaneous dials).
-    var replacedByPeer = false
-    /// Written to in the loop's current burst of work, the small frames waiting for its end, and the bytes of large
-    /// ones written and not flushed yet (``LinkWriter``).
-    var inBurst = false
-    var pending: ByteBuffer?
-    var unflushed = 0
+    private(set) var replacedByPeer = false
+    /// What ``LinkWriter`` keeps of this link's writes.
+    let outbox = LinkWriter.Outbox()
     /// The secret handshake and sealing; nil without a secret.
     let security: LinkSecurity?
     /// The static key the handshake proved, and the signing key the peer's payload carried.
-    var publicKey: [UInt8]?
-    var signingKey: [UInt8]?
+    private(set) var publicKey: [UInt8]?
+    private(set) var signingKey: [UInt8]?
     /// How the device got in on this link (nil on insecure links).
-    var trust: DeviceTrust?
+    private(set) var trust: DeviceTrust?
     /// The remote address when the link opened (nil on a transport without IP addresses).
     let remoteAddress: SocketAddress?
 
@@ -69,7 +66,7 @@ final class Link {
     }
 
     /// The peer's hello, kept once it arrived (also after the link closed, to settle its peer).
-    var hello: Hello?
+    private(set) var hello: Hello?
 
     var role: LinkStateMachine.Role { machine.role }
     var peerID: PeerID? { hello?.peerID }
@@ -80,6 +77,88 @@ final class Link {
         guard let address = channel.remoteAddress else { return endpoint?.description ?? path.address }
         let host = address.ipAddress ?? "?"
         return host.contains(":") ? "[\(host)]:\(address.port ?? 0)" : "\(host):\(address.port ?? 0)"
+    }
+
+    /// Steps its state machine (`input` calls one of its mutating methods): what the machine answers, the actions
+    /// the core carries out.
+    func step<Answer>(_ input: (inout LinkStateMachine) -> Answer) -> Answer {
+        input(&machine)
+    }
+
+    // MARK: - Its traffic
+
+    /// Something arrived on it (or by datagram, with its token) at `now`.
+    func received(at now: NIODeadline) {
+        liveness.didReceive(at: now)
+    }
+
+    /// Something was written on it at `now`.
+    func sent(at now: NIODeadline) {
+        liveness.didSend(at: now)
+    }
+
+    /// A heartbeat's round trip on it.
+    func measured(roundTrip sample: TimeAmount) {
+        rtt.add(sample)
+    }
+
+    // MARK: - What its handshake establishes
+
+    /// The peer's hello arrived.
+    func identified(by hello: Hello) {
+        self.hello = hello
+    }
+
+    /// The link turned out not to be (or no longer needs to be) the dial of the peer it was dialled for.
+    func forgetIntendedPeer() {
+        intendedPeer = nil
+    }
+
+    /// The handshake proved the peer's static key.
+    func proved(publicKey: [UInt8]) {
+        self.publicKey = publicKey
+    }
+
+    /// How the device got in on this link.
+    func trusted(as trust: DeviceTrust?) {
+        self.trust = trust
+    }
+
+    /// An untrusted device: its signing key is kept for a pairing, and its machine lets nothing else through.
+    func becomeStranger(signingKey: [UInt8]) {
+        self.signingKey = signingKey
+        machine.becomeStranger()
+    }
+
+    /// Its hello was admitted: where its peer can be dialled, as this link proves once handshaken (the endpoint
+    /// dialled, or for an accepted link the remote address with the port the hello says the peer listens on).
+    func admitted(_ hello: Hello) {
+        if let endpoint {
+            provenEndpoint = endpoint
+        } else if let port = hello.listenPort, let address = channel.remoteAddress?.ipAddress {
+            provenEndpoint = Endpoint(transport: transport.name, host: address, port: Int(port))
+        }
+    }
+
+    /// The handshake completed both ways.
+    func ready(at now: NIODeadline) {
+        readySince = now
+        intendedPeer = nil
+    }
+
+    /// The peer replaced it by another link on its path (a tie-break of simultaneous dials).
+    func replacedOnPeersSide() {
+        replacedByPeer = true
+    }
+
+    /// Where its peer's datagrams go while it is the active link; nil when its transport carries none or the peer
+    /// takes none.
+    var datagramRoute: DatagramRoute? {
+        guard transport.carriesDatagrams, let hello, hello.datagramPort != 0, hello.capabilities.contains(.datagrams),
+            let token = machine.token, let ip = channel.remoteAddress?.ipAddress,
+            let address = try? SocketAddress(ipAddress: ip, port: Int(hello.datagramPort))
+        else { return nil }
+        return DatagramRoute(address: address, token: token, security: security)
     }
 
     /// What `peers` and `linkChanged` say of it.

@@ -1,18 +1,38 @@
 import NIOCore
 import WireCodec
 
-/// Frames what a link reads into messages and hands them, and the link's events, to the session core; runs on the
-/// core's event loop.
+/// What a link's handler tells the session: the link opened, what it reads, the end of a read, its close or failure.
+/// ``SessionCore`` is the one; it runs on the core's event loop.
+protocol LinkEvents: AnyObject {
+    /// The link's channel became active: the session makes a ``Link`` of it.
+    func linkOpened(
+        channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
+        intendedPeer: PeerID?, security: LinkSecurity?
+    ) -> Link
+    /// A message arrived on `link`.
+    func received(_ message: Message, on link: Link)
+    /// An application's `data` message arrived on `link`, its payload a slice of the read.
+    func receivedData(_ payload: ByteBuffer, on link: Link)
+    /// A read ended (`link` is nil when the channel had not become active).
+    func endOfRead(on link: Link?)
+    /// The link's channel closed.
+    func linkClosed(_ link: Link)
+    /// The link's pipeline failed (a malformed frame, a sealed record refused).
+    func linkFailed(_ link: Link, error: any Error)
+}
+
+/// Frames what a link reads into messages and hands them, and the link's events, to the session (its
+/// ``LinkEvents``, a concrete type so that each message is a direct call); runs on the session's event loop.
 ///
 /// The framing is done here rather than by a `ByteToMessageHandler` in front: a message goes from the read buffer to
 /// the core without being boxed for the pipeline, and the bytes of a frame that a read ends in the middle of are copied
 /// and kept; the next read gives it only what it lacks, and its frames after that are framed where they lie (their
 /// payloads are slices of the read buffer). Like `ByteToMessageHandler`,
 /// it takes reads that come while it frames one (see `framing`) in their order.
-final class LinkHandler: ChannelInboundHandler {
+final class LinkHandler<Core: LinkEvents>: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    private let core: SessionCore
+    private let core: Core
     private let role: LinkStateMachine.Role
     private let transport: any Transport
     private let endpoint: Endpoint?
@@ -29,7 +49,7 @@ final class LinkHandler: ChannelInboundHandler {
     private var failed = false
 
     init(
-        core: SessionCore, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
+        core: Core, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
         intendedPeer: PeerID?, security: LinkSecurity? = nil
     ) {
         self.security = security
@@ -119,7 +139,7 @@ final class LinkHandler: ChannelInboundHandler {
     }
 
     /// Bytes that hold any frame's or record's header (a frame's length is a varint of at most 4 bytes, a record's 2).
-    private static let longestHeader = 8
+    private static var longestHeader: Int { 8 }
 
     /// The data messages of this read go to the subscribers together.
     private func endRead() {

@@ -9,10 +9,10 @@ import WireCodec
 ///
 /// The first sequenced frame written on a link in a burst of work on the loop goes out at once and opens the burst:
 /// one task is queued, which runs once the loop has done what is queued now (the rest of the read, the other calls
-/// that arrived). Small frames written meanwhile are copied into the link's pending buffer, which that task writes; a
-/// frame of `coalescingLimit` bytes or more is worth a write of its own and goes at once, after what is pending; a
-/// large `data` payload, which is the application's buffer and not the replay buffer's, goes after its header with the
-/// burst's end (or once `flushLimit` bytes of them wait).
+/// that arrived). Small frames written meanwhile are copied into the link's pending buffer (in its ``Outbox``, which
+/// only the writer reads or writes), which that task writes; a frame of `coalescingLimit` bytes or more is worth a
+/// write of its own and goes at once, after what is pending; a large `data` payload, which is the application's buffer
+/// and not the replay buffer's, goes after its header with the burst's end (or once `flushLimit` bytes of them wait).
 /// Small frames are copied, not kept as slices of the replay buffer, so that appending to the replay buffer does not
 /// copy it while a write is outstanding. An application's `data` payload is written with its frame's header in front:
 /// a small one copied with the header, a large one as it is, after the header (no copy: the kernel's gather write, or
@@ -50,13 +50,13 @@ final class LinkWriter {
             logger.debug("cannot encode \(message.kind): \(error)")
             return
         }
-        link.liveness.didSend(at: .now())
+        link.sent(at: .now())
         writeNow(buffer, on: link)
     }
 
     /// Writes `frame` on `link`: now when it opens a burst, otherwise with the burst's end.
     func writeSoon(_ frame: ByteBuffer, on link: Link) {
-        guard link.inBurst else {
+        guard link.outbox.inBurst else {
             openBurst(on: link)
             link.channel.writeAndFlush(frame, promise: nil)
             return
@@ -68,11 +68,12 @@ final class LinkWriter {
             writeNow(frame, on: link)
             return
         }
-        if link.pending == nil {
-            link.pending = link.channel.allocator.buffer(capacity: max(Self.coalescingLimit, frame.readableBytes))
+        let outbox = link.outbox
+        if outbox.pending == nil {
+            outbox.pending = link.channel.allocator.buffer(capacity: max(Self.coalescingLimit, frame.readableBytes))
         }
-        link.pending!.writeBuffer(&frame)
-        if link.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
+        outbox.pending!.writeBuffer(&frame)
+        if outbox.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
     }
 
     /// Writes an application's `data` payload on `link` as a `data` frame, as ``writeSoon(_:on:)`` writes a frame.
@@ -82,29 +83,30 @@ final class LinkWriter {
         let size = StreamFraming.dataFrameHeaderSize(payloadLength: length) + length
         guard size < Self.coalescingLimit else {
             // The header goes last in what is pending, and the payload right after it.
-            var header = link.pending ?? link.channel.allocator.buffer(capacity: 16)
-            link.pending = nil
+            var header = link.outbox.pending ?? link.channel.allocator.buffer(capacity: 16)
+            link.outbox.pending = nil
             try! header.writeDataFrameHeader(payloadLength: length)
             writeLarge(payload, after: header, on: link)
             return
         }
-        guard link.inBurst else {
+        guard link.outbox.inBurst else {
             openBurst(on: link)
             var frame = link.channel.allocator.buffer(capacity: size)
             try! frame.writeDataFrame(payload)
             link.channel.writeAndFlush(frame, promise: nil)
             return
         }
-        if link.pending == nil { link.pending = link.channel.allocator.buffer(capacity: Self.coalescingLimit) }
-        try! link.pending!.writeDataFrame(payload)
-        if link.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
+        let outbox = link.outbox
+        if outbox.pending == nil { outbox.pending = link.channel.allocator.buffer(capacity: Self.coalescingLimit) }
+        try! outbox.pending!.writeDataFrame(payload)
+        if outbox.pending!.readableBytes >= Self.pendingLimit { writePending(of: link) }
     }
 
     /// Opens a burst on `link` without writing: what ``writeSoon(_:on:)`` is given next waits for the burst's end, in
     /// one write. For a batch of messages known to come together, whose first need not go alone.
     func openBurst(on link: Link) {
-        guard !link.inBurst else { return }
-        link.inBurst = true
+        guard !link.outbox.inBurst else { return }
+        link.outbox.inBurst = true
         linksToFlush.append(link)
         if !flushScheduled {
             flushScheduled = true
@@ -115,11 +117,11 @@ final class LinkWriter {
 
     /// Writes `frame` on `link` now, after what is pending.
     func writeNow(_ frame: ByteBuffer, on link: Link) {
-        if let pending = link.pending {
-            link.pending = nil
+        if let pending = link.outbox.pending {
+            link.outbox.pending = nil
             link.channel.write(pending, promise: nil)
         }
-        link.unflushed = 0
+        link.outbox.unflushed = 0
         link.channel.writeAndFlush(frame, promise: nil)
     }
 
@@ -127,13 +129,13 @@ final class LinkWriter {
     /// flushed with the burst's end, or once `flushLimit` bytes wait, so that a burst of large messages costs few
     /// system calls, not one each.
     private func writeLarge(_ payload: ByteBuffer, after header: ByteBuffer, on link: Link) {
-        let opens = !link.inBurst
+        let opens = !link.outbox.inBurst
         if opens { openBurst(on: link) }
         link.channel.write(header, promise: nil)
         link.channel.write(payload, promise: nil)
-        link.unflushed += header.readableBytes + payload.readableBytes
-        if opens || link.unflushed >= Self.flushLimit {
-            link.unflushed = 0
+        link.outbox.unflushed += header.readableBytes + payload.readableBytes
+        if opens || link.outbox.unflushed >= Self.flushLimit {
+            link.outbox.unflushed = 0
             link.channel.flush()
         }
     }
@@ -141,12 +143,12 @@ final class LinkWriter {
     /// Writes what `link` has pending, if anything, and flushes what was written: before anything that changes what
     /// a write means on the wire (sealing starts, the link closes, an activation resends).
     func writePending(of link: Link) {
-        if let pending = link.pending {
-            link.pending = nil
-            link.unflushed = 0
+        if let pending = link.outbox.pending {
+            link.outbox.pending = nil
+            link.outbox.unflushed = 0
             link.channel.writeAndFlush(pending, promise: nil)
-        } else if link.unflushed > 0 {
-            link.unflushed = 0
+        } else if link.outbox.unflushed > 0 {
+            link.outbox.unflushed = 0
             link.channel.flush()
         }
     }
@@ -158,9 +160,22 @@ final class LinkWriter {
         while index < linksToFlush.count {
             let link = linksToFlush[index]
             writePending(of: link)
-            link.inBurst = false
+            link.outbox.inBurst = false
             index += 1
         }
         linksToFlush.removeAll(keepingCapacity: true)
+    }
+}
+
+extension LinkWriter {
+    /// What the writer keeps per link, on the link so that a write finds it without a lookup; only the writer reads or
+    /// writes it.
+    final class Outbox {
+        /// Written to in the loop's current burst of work.
+        fileprivate var inBurst = false
+        /// The small frames waiting for the burst's end.
+        fileprivate var pending: ByteBuffer?
+        /// The bytes of large frames written and not flushed yet.
+        fileprivate var unflushed = 0
     }
 }

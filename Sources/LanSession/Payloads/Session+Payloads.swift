@@ -123,7 +123,7 @@ extension Session {
                         wanted > 0 ? try file.read(upTo: wanted, pieceSize: pieceSize) : []
                     }
                     let current = block
-                    try await run { $0.writeStream(streamKey, current) }
+                    try await run { $0.streams.write(streamKey, current) }
                     do {
                         block = try await next
                     } catch {
@@ -131,12 +131,12 @@ extension Session {
                     }
                 }
                 let digest = file.digest
-                try await run { $0.finishOutgoing(streamKey, digest: digest) }
+                try await run { $0.streams.finish(streamKey, digest: digest) }
                 return TransferProgress(
                     id: transfer, name: name, bytes: metadata.size, total: metadata.size, resumedFrom: from,
                     phase: .finished(path: nil, sha256: digest.hexString))
             } catch {
-                schedule { $0.cancelOutgoing(streamKey, reason: "\(error)") }
+                schedule { $0.streams.cancelOutgoing(streamKey, reason: "\(error)") }
                 throw error
             }
         }
@@ -144,7 +144,7 @@ extension Session {
             return try await withTaskCancellationHandler {
                 try await sending()
             } onCancel: {
-                schedule { $0.cancelOutgoing(streamKey, reason: "cancelled by the sender") }
+                schedule { $0.streams.cancelOutgoing(streamKey, reason: "cancelled by the sender") }
             }
         } catch {
             throw SessionError(error)
@@ -159,14 +159,14 @@ extension Session {
 
     /// Resource transfers under way, in both directions.
     public func transfers() async throws(SessionError) -> [TransferProgress] {
-        try await call { $0.transfers }
+        try await call { $0.streams.transfers }
     }
 
     /// Cancels a transfer of either direction; the other side is told with `reason`.
     ///
     /// - Throws: ``SessionError/Code/noSuchTransfer`` when none of that id is under way.
     public func cancelTransfer(_ id: TransferID, reason: String = "cancelled") async throws(SessionError) {
-        try await call { core throws(SessionError) in try core.cancelTransfer(id, reason: reason) }
+        try await call { core throws(SessionError) in try core.streams.cancelTransfer(id, reason: reason) }
     }
 }
 

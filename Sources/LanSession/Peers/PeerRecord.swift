@@ -5,31 +5,31 @@ import WireCodec
 /// where it stands. What discovery, dials, datagrams and payloads keep about it lives with them, by peer id.
 final class PeerRecord {
     let id: PeerID
-    var name = ""
+    private(set) var name = ""
     /// What its hello said it supports.
-    var capabilities: Capabilities = []
-    var incarnation: UInt64?
+    private(set) var capabilities: Capabilities = []
+    private(set) var incarnation: UInt64?
     /// The static key its handshakes proved (nil on insecure links).
-    var publicKey: [UInt8]?
+    private(set) var publicKey: [UInt8]?
     /// How it got in (nil on insecure links).
-    var trust: DeviceTrust?
-    var state = PeerState.discovered
+    private(set) var trust: DeviceTrust?
+    private(set) var state = PeerState.discovered
     /// Its links that said hello and are open, one per path: the active one, standbys, and ones in their handshake.
-    var links: [ObjectIdentifier: Link] = [:]
+    private(set) var links: [ObjectIdentifier: Link] = [:]
     /// The link that carries the peer's data. The pair's leader chooses it; see ``LinkStateMachine``.
-    var active: Link?
-    var reliable: ReliableChannel
+    private(set) var active: Link?
+    private(set) var reliable: ReliableChannel
     /// Payload bytes received since the last acknowledgement.
-    var unacknowledgedBytes = 0
-    var everConnected = false
+    private(set) var unacknowledgedBytes = 0
+    private(set) var everConnected = false
     /// The peer said bye, or refused for good: do not redial until it shows up again.
-    var left = false
+    private(set) var left = false
     /// Why it is not connected, when that is more than its state says: a bye's reason, a refusal, a disconnect.
-    var notConnectedReason: PeerConnectionState.Reason?
+    private(set) var notConnectedReason: PeerConnectionState.Reason?
     /// The last connection state published for it.
-    var publishedConnection: PeerConnectionState?
+    private(set) var publishedConnection: PeerConnectionState?
     /// Since when it has been away (a member with no link), as the tick saw it.
-    var awaySince: NIODeadline?
+    private(set) var awaySince: NIODeadline?
 
     init(id: PeerID, replayBufferMessages: Int, replayBufferBytes: Int) {
         self.id = id
@@ -70,4 +70,119 @@ final class PeerRecord {
 
     /// Round trips of the active link.
     var rtt: RoundTripEstimator { active?.rtt ?? RoundTripEstimator() }
+
+    /// Steps its reliable channel (`body` calls one of its mutating methods): what the channel answers.
+    func withReliable<Answer, Failure: Error>(
+        _ body: (inout ReliableChannel) throws(Failure) -> Answer
+    ) throws(Failure) -> Answer {
+        try body(&reliable)
+    }
+
+    // MARK: - What happens to it
+
+    /// A name for it from a discovery record or a member list, unless it has one.
+    func named(_ name: String) {
+        if self.name.isEmpty { self.name = name }
+    }
+
+    /// A hello of its was admitted on a link that proved `publicKey` (nil on insecure links) and let it in as
+    /// `trust`: true when it restarted since its last hello (another incarnation).
+    func admitted(_ hello: Hello, publicKey: [UInt8]?, trust: DeviceTrust?) -> Bool {
+        name = hello.displayName
+        capabilities = hello.capabilities
+        if let publicKey { self.publicKey = publicKey }
+        self.trust = trust
+        defer { incarnation = hello.incarnation }
+        return incarnation.map { $0 != hello.incarnation } ?? false
+    }
+
+    /// `link` is one of its links from now on.
+    func add(_ link: Link) {
+        links[ObjectIdentifier(link)] = link
+    }
+
+    /// A link of its was admitted: it may be dialled again, and it is connecting unless it is connected already. True
+    /// when its state changed.
+    func connecting() -> Bool {
+        left = false
+        guard state != .connected && state != .connecting else { return false }
+        state = .connecting
+        return true
+    }
+
+    /// Takes `link` away from its links (and from being the active one); false when it was not one of them.
+    func remove(_ link: Link) -> Bool {
+        guard links.removeValue(forKey: ObjectIdentifier(link)) != nil else { return false }
+        if active === link { active = nil }
+        return true
+    }
+
+    /// `link` carries its data from now on.
+    func activate(_ link: Link) {
+        active = link
+    }
+
+    /// A link became active: it is connected (true when it was not before).
+    func connected() -> Bool {
+        guard state != .connected else { return false }
+        state = .connected
+        everConnected = true
+        left = false
+        return true
+    }
+
+    /// No link carries its traffic: it is lost, and being reconnected when `redialling`.
+    func lost(redialling: Bool) {
+        active = nil
+        state = left ? .lost : (redialling ? .reconnecting : .lost)
+    }
+
+    /// It left, was disconnected or removed, or refused for good (`reason`, when that is more than its state says):
+    /// it is not redialled until it shows up again.
+    func leave(_ reason: PeerConnectionState.Reason?) {
+        left = true
+        if let reason { notConnectedReason = reason }
+    }
+
+    /// It shows up again (a new record, an invitation, a trust): it may be dialled.
+    func showsUpAgain() {
+        left = false
+    }
+
+    /// Why it is not connected, when that is more than its state says.
+    func notConnected(_ reason: PeerConnectionState.Reason?) {
+        notConnectedReason = reason
+    }
+
+    /// Its connection state, when it changed since the last one published (which it is now).
+    func connectionStateToPublish() -> PeerConnectionState? {
+        if state == .connected || state == .connecting { notConnectedReason = nil }
+        let connection = connectionState
+        guard connection != publishedConnection else { return nil }
+        publishedConnection = connection
+        return connection
+    }
+
+    /// How long it has been away (a member with no link) at `now`, as the ticks saw it; nil when it is not away.
+    func away(at now: NIODeadline) -> TimeAmount? {
+        guard isMember, !isConnected else {
+            awaySince = nil
+            return nil
+        }
+        let since = awaySince ?? now
+        awaySince = since
+        return now - since
+    }
+
+    /// A sequenced message carrying `payloadBytes` of payload arrived.
+    func receivedSequenced(payloadBytes: Int) {
+        _ = reliable.receive()
+        unacknowledgedBytes += payloadBytes
+    }
+
+    /// The acknowledgement of everything received.
+    func makeAck() -> UInt64 {
+        unacknowledgedBytes = 0
+        return reliable.makeAck()
+    }
 }
