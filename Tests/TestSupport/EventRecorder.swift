@@ -31,8 +31,9 @@ public final class EventRecorder<Event: Sendable>: Sendable {
 }
 
 extension EventRecorder where Event == SessionEvent {
-    /// Records `session`'s events from now on.
+    /// Records `session`'s events from now on, every one of them: a test that sends thousands of messages on a loaded
+    /// machine must not find a gap where the default buffer (`Session.defaultEventBufferSize`) would have overflowed.
     public convenience init(_ session: Session) {
-        self.init(session.subscribe())
+        self.init(session.subscribe(bufferSize: 1 << 20))
     }
 }
