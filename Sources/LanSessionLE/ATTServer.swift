@@ -175,19 +175,23 @@ struct ATTServer: Sendable {
         guard let opcode = pdu.first else {
             return refuse(ATTError(.invalidPDU, request: 0, "an empty PDU"))
         }
-        switch opcode {
-        case Opcode.exchangeMTURequest: return exchangeMTU(pdu)
-        case Opcode.findInformationRequest: return findInformation(pdu)
-        case Opcode.findByTypeValueRequest: return findByTypeValue(pdu)
-        case Opcode.readByTypeRequest: return readByType(pdu)
-        case Opcode.readRequest: return read(pdu)
-        case Opcode.readBlobRequest: return readBlob(pdu)
-        case Opcode.readByGroupTypeRequest: return readByGroupType(pdu)
-        case Opcode.writeRequest, Opcode.writeCommand: return write(pdu)
-        case Opcode.handleValueConfirmation: return .none  // this server sends no indications to confirm
-        default:
-            guard opcode & Opcode.commandFlag == 0 else { return .none }  // an unknown command
-            return refuse(ATTError(.requestNotSupported, request: opcode, "opcode 0x\(String(opcode, radix: 16))"))
+        do throws(ATTError) {
+            switch opcode {
+            case Opcode.exchangeMTURequest: return try exchangeMTU(pdu)
+            case Opcode.findInformationRequest: return try findInformation(pdu)
+            case Opcode.findByTypeValueRequest: return try findByTypeValue(pdu)
+            case Opcode.readByTypeRequest: return try readByType(pdu)
+            case Opcode.readRequest: return try read(pdu)
+            case Opcode.readBlobRequest: return try readBlob(pdu)
+            case Opcode.readByGroupTypeRequest: return try readByGroupType(pdu)
+            case Opcode.writeRequest, Opcode.writeCommand: return try write(pdu)
+            case Opcode.handleValueConfirmation: return .none  // this server sends no indications to confirm
+            default:
+                guard opcode & Opcode.commandFlag == 0 else { return .none }  // an unknown command
+                throw ATTError(.requestNotSupported, request: opcode, "opcode 0x\(String(opcode, radix: 16))")
+            }
+        } catch {
+            return refuse(error)
         }
     }
 
@@ -203,20 +207,16 @@ struct ATTServer: Sendable {
     // MARK: - Requests
 
     /// Exchange MTU: answers with ``serverMTU``; the ATT_MTU becomes the smaller of the two, never below 23.
-    private mutating func exchangeMTU(_ pdu: [UInt8]) -> Action {
-        guard pdu.count == 3 else { return malformed(pdu, "an Exchange MTU Request is 3 bytes") }
+    private mutating func exchangeMTU(_ pdu: [UInt8]) throws(ATTError) -> Action {
+        guard pdu.count == 3 else { throw malformed(pdu, "an Exchange MTU Request is 3 bytes") }
         mtu = max(Self.defaultMTU, min(Int(Self.u16(pdu, 1)), Self.serverMTU))
         return .respond([Opcode.exchangeMTUResponse] + Self.bytes(UInt16(Self.serverMTU)))
     }
 
     /// Find Information: the handles and types in a range, all of one UUID size.
-    private func findInformation(_ pdu: [UInt8]) -> Action {
-        guard pdu.count == 5 else { return malformed(pdu, "a Find Information Request is 5 bytes") }
-        let range: ClosedRange<UInt16>
-        switch handleRange(pdu) {
-        case .success(let found): range = found
-        case .failure(let error): return refuse(error)
-        }
+    private func findInformation(_ pdu: [UInt8]) throws(ATTError) -> Action {
+        guard pdu.count == 5 else { throw malformed(pdu, "a Find Information Request is 5 bytes") }
+        let range = try handleRange(pdu)
         var entries: [UInt8] = []
         var format: UInt8 = 0
         for attribute in attributes where range.contains(attribute.handle) {
@@ -226,18 +226,14 @@ struct ATTServer: Sendable {
             guard entryFormat == format, 2 + entries.count + 2 + uuid.count <= mtu else { break }
             entries += Self.bytes(attribute.handle) + uuid
         }
-        guard format != 0 else { return notFound(pdu, range) }
+        guard format != 0 else { throw notFound(pdu, range) }
         return .respond([Opcode.findInformationResponse, format] + entries)
     }
 
     /// Find By Type Value: the attributes of a 16-bit type whose value is the one given, with their group's end.
-    private func findByTypeValue(_ pdu: [UInt8]) -> Action {
-        guard pdu.count >= 7 else { return malformed(pdu, "a Find By Type Value Request is at least 7 bytes") }
-        let range: ClosedRange<UInt16>
-        switch handleRange(pdu) {
-        case .success(let found): range = found
-        case .failure(let error): return refuse(error)
-        }
+    private func findByTypeValue(_ pdu: [UInt8]) throws(ATTError) -> Action {
+        guard pdu.count >= 7 else { throw malformed(pdu, "a Find By Type Value Request is at least 7 bytes") }
+        let range = try handleRange(pdu)
         let type = GATTUUID(Self.u16(pdu, 5))
         let wanted = Array(pdu[7...])
         var entries: [UInt8] = []
@@ -246,108 +242,71 @@ struct ATTServer: Sendable {
             guard 1 + entries.count + 4 <= mtu else { break }
             entries += Self.bytes(attribute.handle) + Self.bytes(attribute.groupEnd ?? attribute.handle)
         }
-        guard !entries.isEmpty else { return notFound(pdu, range) }
+        guard !entries.isEmpty else { throw notFound(pdu, range) }
         return .respond([Opcode.findByTypeValueResponse] + entries)
     }
 
-    /// Read By Type: the values of the attributes of a type in a range, as many of one length as fit.
-    private func readByType(_ pdu: [UInt8]) -> Action {
+    /// Read By Type: the handles and values of the attributes of a type in a range.
+    private func readByType(_ pdu: [UInt8]) throws(ATTError) -> Action {
         guard pdu.count == 7 || pdu.count == 21, let type = GATTUUID(pdu: pdu[5...]) else {
-            return malformed(pdu, "a Read By Type Request is 7 or 21 bytes")
+            throw malformed(pdu, "a Read By Type Request is 7 or 21 bytes")
         }
-        let range: ClosedRange<UInt16>
-        switch handleRange(pdu) {
-        case .success(let found): range = found
-        case .failure(let error): return refuse(error)
-        }
-        var entries: [UInt8] = []
-        var entryLength = 0
-        for attribute in attributes where range.contains(attribute.handle) && attribute.type == type {
-            guard attribute.readable else {
-                if entryLength == 0 {
-                    return refuse(
-                        ATTError(.readNotPermitted, request: pdu[0], handle: attribute.handle, "\(type) is not read"))
-                }
-                break
-            }
-            let value = value(of: attribute).prefix(min(mtu - 4, 253))
-            if entryLength == 0 { entryLength = 2 + value.count }
-            guard 2 + value.count == entryLength, 2 + entries.count + entryLength <= mtu else { break }
-            entries += Self.bytes(attribute.handle) + value
-        }
-        guard entryLength != 0 else { return notFound(pdu, range) }
-        return .respond([Opcode.readByTypeResponse, UInt8(entryLength)] + entries)
+        let range = try handleRange(pdu)
+        let list = try sameLengthList(pdu, of: type, in: range) { Self.bytes($0.handle) }
+        return .respond([Opcode.readByTypeResponse] + list)
     }
 
     /// Read: an attribute's value, up to ATT_MTU − 1 bytes.
-    private func read(_ pdu: [UInt8]) -> Action {
-        guard pdu.count == 3 else { return malformed(pdu, "a Read Request is 3 bytes") }
-        switch readableValue(pdu, Self.u16(pdu, 1)) {
-        case .success(let value): return .respond([Opcode.readResponse] + value.prefix(mtu - 1))
-        case .failure(let error): return refuse(error)
-        }
+    private func read(_ pdu: [UInt8]) throws(ATTError) -> Action {
+        guard pdu.count == 3 else { throw malformed(pdu, "a Read Request is 3 bytes") }
+        let value = try readableValue(pdu, Self.u16(pdu, 1))
+        return .respond([Opcode.readResponse] + value.prefix(mtu - 1))
     }
 
     /// Read Blob: an attribute's value from an offset, up to ATT_MTU − 1 bytes.
-    private func readBlob(_ pdu: [UInt8]) -> Action {
-        guard pdu.count == 5 else { return malformed(pdu, "a Read Blob Request is 5 bytes") }
+    private func readBlob(_ pdu: [UInt8]) throws(ATTError) -> Action {
+        guard pdu.count == 5 else { throw malformed(pdu, "a Read Blob Request is 5 bytes") }
         let handle = Self.u16(pdu, 1)
         let offset = Int(Self.u16(pdu, 3))
-        switch readableValue(pdu, handle) {
-        case .success(let value):
-            guard offset <= value.count else {
-                return refuse(
-                    ATTError(.invalidOffset, request: pdu[0], handle: handle, "offset \(offset) of \(value.count)"))
-            }
-            return .respond([Opcode.readBlobResponse] + value[offset...].prefix(mtu - 1))
-        case .failure(let error): return refuse(error)
+        let value = try readableValue(pdu, handle)
+        guard offset <= value.count else {
+            throw ATTError(.invalidOffset, request: pdu[0], handle: handle, "offset \(offset) of \(value.count)")
         }
+        return .respond([Opcode.readBlobResponse] + value[offset...].prefix(mtu - 1))
     }
 
-    /// Read By Group Type: the services in a range, with their ends and UUIDs, as many of one length as fit.
-    private func readByGroupType(_ pdu: [UInt8]) -> Action {
+    /// Read By Group Type: the services in a range, with their ends and UUIDs.
+    private func readByGroupType(_ pdu: [UInt8]) throws(ATTError) -> Action {
         guard pdu.count == 7 || pdu.count == 21, let type = GATTUUID(pdu: pdu[5...]) else {
-            return malformed(pdu, "a Read By Group Type Request is 7 or 21 bytes")
+            throw malformed(pdu, "a Read By Group Type Request is 7 or 21 bytes")
         }
-        let range: ClosedRange<UInt16>
-        switch handleRange(pdu) {
-        case .success(let found): range = found
-        case .failure(let error): return refuse(error)
-        }
+        let range = try handleRange(pdu)
         guard type == .primaryService || type == .secondaryService else {
-            return refuse(
-                ATTError(.unsupportedGroupType, request: pdu[0], handle: range.lowerBound, "\(type) groups nothing"))
+            throw ATTError(.unsupportedGroupType, request: pdu[0], handle: range.lowerBound, "\(type) groups nothing")
         }
-        var entries: [UInt8] = []
-        var entryLength = 0
-        for attribute in attributes where range.contains(attribute.handle) && attribute.type == type {
-            let value = value(of: attribute).prefix(min(mtu - 6, 251))
-            if entryLength == 0 { entryLength = 4 + value.count }
-            guard 4 + value.count == entryLength, 2 + entries.count + entryLength <= mtu else { break }
-            entries += Self.bytes(attribute.handle) + Self.bytes(attribute.groupEnd ?? attribute.handle) + value
+        let list = try sameLengthList(pdu, of: type, in: range) {
+            Self.bytes($0.handle) + Self.bytes($0.groupEnd ?? $0.handle)
         }
-        guard entryLength != 0 else { return notFound(pdu, range) }
-        return .respond([Opcode.readByGroupTypeResponse, UInt8(entryLength)] + entries)
+        return .respond([Opcode.readByGroupTypeResponse] + list)
     }
 
     /// Write Request and Write Command: the events' configuration, or a command. A request is answered (Write
     /// Response or Error Response), a command never.
-    private mutating func write(_ pdu: [UInt8]) -> Action {
+    private mutating func write(_ pdu: [UInt8]) throws(ATTError) -> Action {
         let request = pdu[0] == Opcode.writeRequest
-        guard pdu.count >= 3 else { return malformed(pdu, "a write is at least 3 bytes") }
+        guard pdu.count >= 3 else { throw malformed(pdu, "a write is at least 3 bytes") }
         let handle = Self.u16(pdu, 1)
         let value = Array(pdu[3...])
         let response: [UInt8]? = request ? [Opcode.writeResponse] : nil
         guard attribute(handle) != nil else {
-            return refuse(ATTError(.invalidHandle, request: pdu[0], handle: handle, "no attribute"))
+            throw ATTError(.invalidHandle, request: pdu[0], handle: handle, "no attribute")
         }
         switch handle {
         case Handle.eventsConfiguration:
             guard value.count == 2 else {
-                return refuse(
-                    ATTError(
-                        .invalidAttributeValueLength, request: pdu[0], handle: handle,
-                        "a configuration is 2 bytes, not \(value.count)"))
+                throw ATTError(
+                    .invalidAttributeValueLength, request: pdu[0], handle: handle,
+                    "a configuration is 2 bytes, not \(value.count)")
             }
             configuration = Self.u16(value, 0)
             return response.map { .respond($0) } ?? .none
@@ -356,10 +315,10 @@ struct ATTServer: Sendable {
                 try takeCommand(value)
                 return .command(value, response: response)
             } catch {
-                return refuse(ATTError(.notACommand, request: pdu[0], handle: handle, error.reason))
+                throw ATTError(.notACommand, request: pdu[0], handle: handle, error.reason)
             }
         default:
-            return refuse(ATTError(.writeNotPermitted, request: pdu[0], handle: handle, "not writable"))
+            throw ATTError(.writeNotPermitted, request: pdu[0], handle: handle, "not writable")
         }
     }
 
@@ -381,24 +340,50 @@ struct ATTServer: Sendable {
     }
 
     /// The value at `handle` when there is an attribute there that may be read.
-    private func readableValue(_ pdu: [UInt8], _ handle: UInt16) -> Result<[UInt8], ATTError> {
+    private func readableValue(_ pdu: [UInt8], _ handle: UInt16) throws(ATTError) -> [UInt8] {
         guard let attribute = attribute(handle) else {
-            return .failure(ATTError(.invalidHandle, request: pdu[0], handle: handle, "no attribute"))
+            throw ATTError(.invalidHandle, request: pdu[0], handle: handle, "no attribute")
         }
         guard attribute.readable else {
-            return .failure(ATTError(.readNotPermitted, request: pdu[0], handle: handle, "not readable"))
+            throw ATTError(.readNotPermitted, request: pdu[0], handle: handle, "not readable")
         }
-        return .success(value(of: attribute))
+        return value(of: attribute)
+    }
+
+    /// The list of a Read By Type or Read By Group Type Response: its entries' length, then for each attribute of
+    /// `type` in `range`, `head` of the attribute and its value, cut so that an entry fits both the ATT_MTU and the
+    /// length byte. As many entries of the first one's length as fit in the ATT_MTU; it stops at an attribute that
+    /// may not be read, and refuses the request when that is the first.
+    private func sameLengthList(
+        _ pdu: [UInt8], of type: GATTUUID, in range: ClosedRange<UInt16>, head: (Attribute) -> [UInt8]
+    ) throws(ATTError) -> [UInt8] {
+        var entries: [UInt8] = []
+        var entryLength = 0
+        for attribute in attributes where range.contains(attribute.handle) && attribute.type == type {
+            guard attribute.readable else {
+                if entryLength == 0 {
+                    throw ATTError(.readNotPermitted, request: pdu[0], handle: attribute.handle, "\(type) is not read")
+                }
+                break
+            }
+            let head = head(attribute)
+            let value = value(of: attribute).prefix(min(mtu - 2 - head.count, Int(UInt8.max) - head.count))
+            if entryLength == 0 { entryLength = head.count + value.count }
+            guard head.count + value.count == entryLength, 2 + entries.count + entryLength <= mtu else { break }
+            entries += head + value
+        }
+        guard entryLength != 0 else { throw notFound(pdu, range) }
+        return [UInt8(entryLength)] + entries
     }
 
     /// The starting and ending handles of a request (bytes 1...4): the start at least 1 and not above the end.
-    private func handleRange(_ pdu: [UInt8]) -> Result<ClosedRange<UInt16>, ATTError> {
+    private func handleRange(_ pdu: [UInt8]) throws(ATTError) -> ClosedRange<UInt16> {
         let start = Self.u16(pdu, 1)
         let end = Self.u16(pdu, 3)
         guard start != 0, start <= end else {
-            return .failure(ATTError(.invalidHandle, request: pdu[0], handle: start, "range \(start)...\(end)"))
+            throw ATTError(.invalidHandle, request: pdu[0], handle: start, "range \(start)...\(end)")
         }
-        return .success(start...end)
+        return start...end
     }
 
     /// Refuses a PDU: with an Error Response for a request, silently for a command.
@@ -406,14 +391,14 @@ struct ATTServer: Sendable {
         .refused(error, response: error.request & Opcode.commandFlag == 0 ? error.pdu : nil)
     }
 
-    /// Refuses a PDU of the wrong length.
-    private func malformed(_ pdu: [UInt8], _ reason: String) -> Action {
-        refuse(ATTError(.invalidPDU, request: pdu[0], "\(reason), not \(pdu.count)"))
+    /// The refusal of a PDU of the wrong length.
+    private func malformed(_ pdu: [UInt8], _ reason: String) -> ATTError {
+        ATTError(.invalidPDU, request: pdu[0], "\(reason), not \(pdu.count)")
     }
 
-    /// Refuses a request that found nothing in its range.
-    private func notFound(_ pdu: [UInt8], _ range: ClosedRange<UInt16>) -> Action {
-        refuse(ATTError(.attributeNotFound, request: pdu[0], handle: range.lowerBound, "nothing in the range"))
+    /// The refusal of a request that found nothing in its range.
+    private func notFound(_ pdu: [UInt8], _ range: ClosedRange<UInt16>) -> ATTError {
+        ATTError(.attributeNotFound, request: pdu[0], handle: range.lowerBound, "nothing in the range")
     }
 
     /// The `u16le` at `offset`.
