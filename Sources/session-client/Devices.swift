@@ -2,7 +2,7 @@ import ArgumentParser
 import SessionControl
 
 /// `devices`: the devices this one trusts.
-struct Devices: RequestCommand {
+struct Devices: ListCommand {
     static let configuration = CommandConfiguration(
         abstract: "Lists the trusted devices: how each got in, when, and by whom.")
 
@@ -10,17 +10,10 @@ struct Devices: RequestCommand {
 
     func request() -> ControlCommand { ControlCommand.devices }
 
-    func printText(_ result: [DeviceResult], daemon: Daemon) throws(ClientError) {
-        guard !result.isEmpty else {
-            Output.line("no trusted devices; pair with one: session-client pair PEER_ID")
-            return
-        }
-        var table = TextTable(headers: ["PEER ID", "NAME", "FINGERPRINT", "TRUST", "SINCE", "BY"])
-        for device in result {
-            table.rows.append([
-                device.peerID, device.name, device.fingerprint, device.trust, device.since, device.by ?? "-",
-            ])
-        }
-        Output.lines(table.render())
+    static let whenEmpty = "no trusted devices; pair with one: session-client pair PEER_ID"
+    static let headers = ["PEER ID", "NAME", "FINGERPRINT", "TRUST", "SINCE", "BY"]
+
+    static func row(_ device: DeviceResult) -> [String] {
+        [device.peerID, device.name, device.fingerprint, device.trust, device.since, device.by ?? "-"]
     }
 }

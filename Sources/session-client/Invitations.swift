@@ -3,25 +3,23 @@ import Foundation
 import SessionControl
 
 /// `invitations`: the invitations waiting for an answer.
-struct Invitations: RequestCommand {
+struct Invitations: ListCommand {
     static let configuration = CommandConfiguration(abstract: "Lists the invitations waiting for an answer.")
 
     @OptionGroup var global: GlobalOptions
 
     func request() -> ControlCommand { ControlCommand.invitations }
 
-    func printText(_ result: [InvitationResult], daemon: Daemon) throws(ClientError) {
-        guard !result.isEmpty else {
-            Output.line("no invitations waiting")
-            return
-        }
-        var table = TextTable(headers: ["ID", "PEER ID", "NAME", "CONTEXT"], rightAligned: [0])
-        for invitation in result.sorted(by: { $0.id < $1.id }) {
-            table.rows.append([
-                String(invitation.id), invitation.peerID, invitation.name, Self.context(invitation.context),
-            ])
-        }
-        Output.lines(table.render())
+    static let whenEmpty = "no invitations waiting"
+    static let headers = ["ID", "PEER ID", "NAME", "CONTEXT"]
+    static let rightAligned: Set<Int> = [0]
+
+    static func sorted(_ invitations: [InvitationResult]) -> [InvitationResult] {
+        invitations.sorted { $0.id < $1.id }
+    }
+
+    static func row(_ invitation: InvitationResult) -> [String] {
+        [String(invitation.id), invitation.peerID, invitation.name, context(invitation.context)]
     }
 
     /// An invitation number: a whole number, not negative.
