@@ -7,8 +7,9 @@ import NIOPosix
     import Glibc
 #endif
 
-/// What the Bluetooth transports (RFCOMM here, LE L2CAP in LanSessionLE) share: addresses in text, errors with errno's text, and a dial's connect, which the
-/// kernel completes while the loop looks every few milliseconds before handing the socket to SwiftNIO.
+/// What the Bluetooth transports (RFCOMM here, LE L2CAP in LanSessionLE) share below ``BluetoothSocketTransport``:
+/// addresses in text, errors with errno's text, the peer's address of a connected socket, and a dial's connect, which
+/// the kernel completes while the loop looks every few milliseconds before handing the socket to SwiftNIO.
 package enum BluetoothSockets {
     /// "AA:BB:CC:DD:EE:FF" as BlueZ's `bdaddr_t`.
     package static func address(_ text: String) throws(SessionError) -> bdaddr_t {
@@ -92,6 +93,21 @@ package enum BluetoothSockets {
         }
         promise.futureResult.whenComplete { _ in poller.cancel() }
         return promise.futureResult
+    }
+
+    /// Reads the peer's address of an adopted socket (SO_PEERNAME: an `Address`, `sockaddr_rc` or `sockaddr_l2`, of
+    /// which `adapter` reads the adapter's address), keeps it in the pipeline, then goes on with `next`.
+    package static func adopt<Address: Sendable>(
+        _ channel: any Channel, peer adapter: @escaping @Sendable (Address) -> bdaddr_t,
+        then next: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
+    ) -> EventLoopFuture<Void> {
+        guard let options = channel as? any SocketOptionProvider else { return next(channel) }
+        let peer: EventLoopFuture<Address> = options.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERNAME))
+        return peer.flatMapThrowing { remote in
+            try channel.pipeline.syncOperations.addHandler(RemoteAddressHandler(address: string(adapter(remote))))
+        }
+        .flatMap { next(channel) }
     }
 
     /// Remembers the remote adapter's address of a Bluetooth channel (SwiftNIO knows only IP and Unix addresses).

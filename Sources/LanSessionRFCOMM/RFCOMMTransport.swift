@@ -14,7 +14,7 @@ import NIOPosix
 /// run on the session's event loop like the LAN links: the listening socket and every connected one are adopted by
 /// SwiftNIO, and a dial's connect completes in the kernel while the loop polls for it every few milliseconds. RFCOMM
 /// carries the reliable stream; it carries no datagrams, so a peer's unreliable messages go on its link.
-public struct RFCOMMTransport: Transport {
+public struct RFCOMMTransport: BluetoothSocketTransport {
     /// The transport's name in endpoints, priorities and listings.
     public static let name = "rfcomm"
     /// RFCOMM channels are 1...30.
@@ -36,13 +36,12 @@ public struct RFCOMMTransport: Transport {
     public var connectTimeout: Duration
 
     public var name: String { Self.name }
-    public var carriesDatagrams: Bool { false }
 
     /// Creates the transport on `adapter` (a name such as "hci0"; nil: the first adapter), listening on `channel`.
     /// Fails with one clear sentence when the kernel has no Bluetooth or there is no such adapter.
     public init(adapter: String? = nil, channel: Int, connectTimeout: Duration = .seconds(5)) throws(SessionError) {
         guard Self.channels.contains(channel) else {
-            throw SessionError(.invalidConfiguration, "RFCOMM channels are 1...30, not \(channel)")
+            throw SessionError(.invalidConfiguration, "\(Self.portLabel)s are \(Self.portsLabel), not \(channel)")
         }
         self.adapter = try Self.adapter(named: adapter)
         self.channel = channel
@@ -86,108 +85,45 @@ public struct RFCOMMTransport: Transport {
         return found
     }
 
-    // MARK: - Transport
+    // MARK: - BluetoothSocketTransport
 
-    public func listen(
-        host: String, port: Int, on loop: any EventLoop,
-        initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
-    ) -> EventLoopFuture<(channel: any Channel, port: Int)> {
-        let fd: Int32
-        do {
-            fd = try Self.socket()
-            try Self.bind(fd, adapter: adapter.address, channel: channel)  // SwiftNIO calls listen()
-        } catch {
-            return loop.makeFailedFuture(error)
-        }
-        let channel = self.channel
-        return ServerBootstrap(group: loop)
-            .childChannelInitializer { child in Self.adopt(child, then: initializer) }
-            .withBoundSocket(fd)
-            .map { listener in (listener, channel) }
-    }
-
-    public func connect(
-        to endpoint: Endpoint, on loop: any EventLoop,
-        initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
-    ) -> EventLoopFuture<any Channel> {
-        guard Self.channels.contains(endpoint.port) else {
-            return loop.makeFailedFuture(
-                SessionError(.invalidArgument, "RFCOMM channel \(endpoint.port) is not 1...30"))
-        }
-        let fd: Int32
-        do {
-            // The address first: a bad one leaves no socket to close.
-            let remote = try Self.address(endpoint.host, channel: endpoint.port)
-            fd = try Self.socket()
-            try Self.bind(fd, adapter: adapter.address, channel: 0)
-            try BluetoothSockets.startConnect(fd, to: remote, endpoint: endpoint)
-        } catch {
-            return loop.makeFailedFuture(error)
-        }
-        return BluetoothSockets.completeConnect(
-            fd, to: endpoint, transport: "RFCOMM", timeout: connectTimeout, on: loop
-        ) { fd in
-            ClientBootstrap(group: loop)
-                .channelInitializer { channel in Self.adopt(channel, then: initializer) }
-                .withConnectedSocket(fd)
-        }
-    }
-
-    public func openDatagrams(
-        host: String, port: Int, on loop: any EventLoop,
-        initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
-    ) -> EventLoopFuture<any Channel> {
-        loop.makeFailedFuture(SessionError(.io, "RFCOMM carries no datagrams"))
-    }
-
-    /// This adapter's address and listening channel.
-    public func localEndpoint(of listener: any Channel, port: Int) -> Endpoint? {
-        Endpoint(transport: name, host: adapter.address, port: channel)
-    }
-
-    /// The remote adapter's address: a path of its own for each pair of adapters.
-    public func pathAddress(of channel: any Channel) -> String? {
-        BluetoothSockets.remoteAddress(of: channel)
-    }
+    package static let label = "RFCOMM"
+    package static let portLabel = "RFCOMM channel"
+    package static var ports: ClosedRange<Int> { channels }
+    package static let portsLabel = "1...30"
+    package static let readBuffer: Int? = nil
+    package var listeningPort: Int { channel }
 
     // MARK: - Sockets
 
-    /// Reads the peer's address of an adopted socket (SO_PEERNAME), keeps it in the pipeline, then sets up the link.
-    private static func adopt(
+    /// Keeps the peer's address of an adopted socket in the pipeline, then sets up the link.
+    package static func adopt(
         _ channel: any Channel, then initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
     ) -> EventLoopFuture<Void> {
-        guard let options = channel as? any SocketOptionProvider else { return initializer(channel) }
-        let peer: EventLoopFuture<sockaddr_rc> = options.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERNAME))
-        return peer.flatMapThrowing { remote in
-            try channel.pipeline.syncOperations.addHandler(
-                BluetoothSockets.RemoteAddressHandler(address: BluetoothSockets.string(remote.rc_bdaddr)))
-        }
-        .flatMap { initializer(channel) }
+        BluetoothSockets.adopt(channel, peer: { (remote: sockaddr_rc) in remote.rc_bdaddr }, then: initializer)
     }
 
-    private static func socket() throws(SessionError) -> Int32 {
+    /// A non-blocking RFCOMM socket bound to `adapter` and channel `port` (0 for a dial).
+    package static func socket(bound adapter: String, port: Int) throws(SessionError) -> Int32 {
+        let local = try address(adapter, port: port)
         let fd = Glibc.socket(
             AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
             BTPROTO_RFCOMM)
         guard fd >= 0 else { throw BluetoothSockets.error("open an RFCOMM socket") }
-        return fd
-    }
-
-    private static func bind(_ fd: Int32, adapter: String, channel: Int) throws(SessionError) {
-        guard BluetoothSockets.call(Glibc.bind, fd, try address(adapter, channel: channel)) == 0 else {
-            let failure = BluetoothSockets.error("bind \(adapter) channel \(channel)")
+        guard BluetoothSockets.call(Glibc.bind, fd, local) == 0 else {
+            let failure = BluetoothSockets.error("bind \(adapter) channel \(port)")
             close(fd)
             throw failure
         }
+        return fd
     }
 
-    private static func address(_ text: String, channel: Int) throws(SessionError) -> sockaddr_rc {
+    /// An adapter's address and an RFCOMM channel.
+    package static func address(_ text: String, port: Int) throws(SessionError) -> sockaddr_rc {
         var address = sockaddr_rc()
         address.rc_family = sa_family_t(AF_BLUETOOTH)
-        address.rc_channel = UInt8(clamping: channel)
+        address.rc_channel = UInt8(clamping: port)
         address.rc_bdaddr = try BluetoothSockets.address(text)
         return address
     }
-
 }
