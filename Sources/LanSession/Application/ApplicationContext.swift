@@ -24,7 +24,7 @@ public protocol ApplicationContext: AnyObject {
     func name(of peer: PeerID) -> String
     /// Sends `message` on the reliable channel to `peer`: exactly once and in order, kept while it is away.
     ///
-    /// An application sends its own messages only: ``Message/application(_:)`` and ``Message/appMessage(_:)``.
+    /// An application sends its own messages only: `Message.application(_:)` and `Message.appMessage(_:)`.
     ///
     /// - Throws: ``SessionError/Code/invalidArgument`` for a message of the session's own kinds (link control below
     ///   `0x20`, and the payloads `data` and streams, `0x30...0x34`, which the session sends itself); nothing is sent.
