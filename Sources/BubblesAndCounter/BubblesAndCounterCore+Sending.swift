@@ -2,7 +2,8 @@ import LanSession
 import WireCodec
 
 /// The apps' messages out, through the session's ``ApplicationContext``: encoded here, carried by the session as
-/// application messages (``Message/application(_:)``), which it never refuses.
+/// application messages (``Message/application(_:)``), for which the context throws no error (it throws only for the
+/// session's own kinds).
 extension BubblesAndCounterCore {
     /// Sends `message` reliably to `peer`.
     func send(_ message: BubblesAndCounterMessage, to peer: PeerID) {

@@ -9,10 +9,10 @@ import SessionControl
 /// The control socket: a Unix stream socket speaking JSON lines (docs/control-protocol.md).
 ///
 /// Each connection is served on its own, request after request; a malformed request closes that connection only,
-/// with the reason logged. A request that can be answered at once (an `increment`) is answered on the event loop by
-/// the connection's `ControlRequestHandler`; the others by the connection's task. A `watch` connection is written by
-/// the `EventHub` through its `WatchWriter`, on the loop. As a `Service`, it serves until graceful shutdown, then
-/// closes the socket and removes its file.
+/// with the reason logged. A request that can be answered at once (an `increment` whose count saves in place) is
+/// answered on the event loop by the connection's `ControlRequestHandler`; the others by the connection's task. A
+/// `watch` connection is written by the `EventHub` through its `WatchWriter`, on the loop. As a `Service`, it serves
+/// until graceful shutdown, then closes the socket and removes its file.
 final class ControlServer: Service {
     typealias Connection = NIOAsyncChannel<ControlInput, ByteBuffer>
 

@@ -22,9 +22,11 @@ public protocol ApplicationContext: AnyObject {
     func forEachMember(_ body: (PeerID) -> Void)
     /// The display name of `peer` (empty until its hello).
     func name(of peer: PeerID) -> String
-    /// Sends `message` on the reliable channel to `peer`: exactly once and in order, kept while it is away.
+    /// Sends `message` on the reliable channel to `peer`: exactly once and in order, kept while it is away. While
+    /// the peer's replay buffer is full (it is away or slow to acknowledge), the message is held back instead, not
+    /// sent, and the application told once there is room (``SessionApplication/peerMissedMessages(_:)``).
     ///
-    /// An application sends its own messages only: ``Message/application(_:)`` and ``Message/appMessage(_:)``.
+    /// An application sends its own messages only: `Message.application(_:)` and `Message.appMessage(_:)`.
     ///
     /// - Throws: ``SessionError/Code/invalidArgument`` for a message of the session's own kinds (link control below
     ///   `0x20`, and the payloads `data` and streams, `0x30...0x34`, which the session sends itself); nothing is sent.

@@ -9,8 +9,8 @@ import WireCodec
 /// (``ApplicationHandle`` hops to the loop), and its own events (``EventFanout`` hands them to any number of
 /// readers), as the original apps do in the BubblesAndCounter module.
 public protocol SessionApplication: AnyObject, SendableMetatype {
-    /// The kinds of its own it takes, as ``Message/application(_:)`` messages: kind bytes of
-    /// ``MessageKind/applicationKinds`` (`0x20...0x29`, docs/wire-format.md section 3.1), whose bodies it reads
+    /// The kinds of its own it takes, as `Message.application(_:)` messages: kind bytes of
+    /// `MessageKind.applicationKinds` (`0x20...0x29`, docs/wire-format.md section 3.1), whose bodies it reads
     /// itself. Read once, when the application is added; two applications of one session may not share a kind.
     var applicationKinds: Set<UInt8> { get }
 
@@ -21,7 +21,7 @@ public protocol SessionApplication: AnyObject, SendableMetatype {
     /// A message of its kinds or numbers arrived from `peer`: on the reliable channel (exactly once, in order) or as
     /// a datagram.
     ///
-    /// - Throws: ``WireError`` when the body of a message of its kinds is malformed: the session then closes the link
+    /// - Throws: `WireError` when the body of a message of its kinds is malformed: the session then closes the link
     ///   it came on without a `bye` (or drops the rest of the datagram), as the codec does for a malformed message of
     ///   the session's own kinds (docs/wire-format.md section 11).
     func received(_ message: Message, from peer: PeerID, reliably: Bool) throws(WireError)
