@@ -138,7 +138,7 @@ extension SessionCore {
         peer.notConnected(.left(reason))
         events.yield(.peerLeft(peer.id, reason: reason))
         streams.peerGone(peer.id, reason: "\(peer.name) left")
-        if reason == .removed { removedBy(peer.id) }
+        if reason == .removed { trust.removedBy(peer.id) }
     }
 
     /// Leaves `id`: says bye on each of its links, stops redialling it, ends the streams with it. It comes back when
@@ -161,7 +161,7 @@ extension SessionCore {
         links.remove(link)
         link.step { $0.channelClosed() }
         guard runState == .running else { return }  // stopping: peers were told bye
-        trustLinkClosed(link)
+        trust.linkClosed(link)
         if let endpoint = link.endpoint {
             dialler.linkClosed(dialling: endpoint, intended: link.intendedPeer, helloReceived: link.peerID != nil)
         }

@@ -16,6 +16,7 @@ import WireCodec
 /// - ``PeerTable``: per peer its links, the active one (``PathSelector`` chooses), the ``ReliableChannel``;
 /// - ``Dialler``: where peers are (static, discovered, proven) and the dials to them;
 /// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways;
+/// - ``TrustKeeper``: the trusted devices, the pairings under way, strangers' links (admission `paired`);
 /// - ``DatagramRouter``: the unreliable channel; ``Pings``: the clock of pings, the application's pings;
 /// - ``StreamMultiplexer``: data, streams and resources (into the ``Inbox``);
 /// - ``ApplicationRouter``: the applications it carries, which it does not know beyond their message kinds.
@@ -37,8 +38,6 @@ final class SessionCore {
     let pathSelector: PathSelector
     /// The session's pre-shared key as the handshake uses it (admission `secret`); nil otherwise.
     let psk: SessionSecret?
-    /// Where the trusted set is kept; nil: in memory only.
-    let trustStore: TrustStore?
     /// Counts peers' connection state changes for readers off the loop (discovery's resolve schedule).
     let peerStateChanges = PeerStateChanges()
     /// The session this core belongs to, for the handles its events carry.
@@ -62,8 +61,7 @@ final class SessionCore {
     let pings: Pings
     let streams: StreamMultiplexer
     var applications = ApplicationRouter()
-    var trusted: TrustedDevices
-    var pairings = Pairings()
+    let trust: TrustKeeper
 
     init(
         configuration: SessionConfiguration, trusted: TrustedDevices, loop: any EventLoop, transports: [any Transport],
@@ -77,8 +75,9 @@ final class SessionCore {
         self.psk = configuration.secret.flatMap {
             try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
         }
-        self.trustStore = configuration.trustedDevicesFile.map { TrustStore(path: $0) }
-        self.trusted = trusted
+        trust = TrustKeeper(
+            admission: configuration.admission, localPeer: configuration.peerID, trusted: trusted,
+            store: configuration.trustedDevicesFile.map { TrustStore(path: $0) }, logger: logger)
         self.pathSelector = PathSelector(
             priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
             hysteresis: configuration.pathHysteresis.timeAmount)
@@ -113,6 +112,7 @@ final class SessionCore {
         datagrams.delegate = self
         streams.delegate = self
         sockets.delegate = self
+        trust.delegate = self
     }
 
     var localPeer: PeerID { configuration.peerID }
@@ -275,7 +275,7 @@ final class SessionCore {
             case .handshakeMessage(let bytes):
                 handshakeMessage(bytes, on: link)
             case .pairing(let step):
-                receivedPairing(step, on: link)
+                trust.receivedPairing(step, on: link)
             case .consider(let invitation):
                 consider(invitation, on: link)
             case .ready(let token):
