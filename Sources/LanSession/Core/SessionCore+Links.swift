@@ -81,6 +81,7 @@ extension SessionCore: LinkEvents {
         var capabilities: Capabilities = [.resume, .appMessages]
         let datagramChannel = datagrams.channel
         if datagramChannel != nil { capabilities.insert(.datagrams) }
+        let port = sockets.port
         var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
         if link.security != nil {
             capabilities.insert(.encryption)

@@ -3,11 +3,6 @@ import WireCodec
 
 /// Where peers are: static endpoints, discovery records, and the members connected peers name.
 extension SessionCore {
-    /// Adds a static endpoint and dials it (now, or when the session starts).
-    func addStaticEndpoint(_ endpoint: Endpoint) {
-        dialler.addStatic(endpoint)
-    }
-
     /// Sets what record `record` (a DNS-SD instance name, members heard from a peer) gives for `id`: its endpoints and
     /// name. A record that tells something new dials the peer.
     func addDiscovered(_ endpoints: [Endpoint], peer id: PeerID, name: String, record: String) {
@@ -18,11 +13,6 @@ extension SessionCore {
         if peer.left && !record.hasPrefix(MembersGossip.recordPrefix) { peer.showsUpAgain() }  // it shows up anew
         if peer.state == .discovered { publishState(of: peer) }
         dialler.reconcile(id)
-    }
-
-    /// Forgets the endpoints record `record` gave; the peer keeps those of its other records.
-    func removeDiscovered(record: String) {
-        dialler.removeRecord(record)
     }
 
     /// Sends `members` to every connected peer whose last one is out of date, at most once per interval.
@@ -48,6 +38,6 @@ extension SessionCore {
         for record in update.set {
             addDiscovered(record.endpoints, peer: record.peer, name: record.displayName, record: record.name)
         }
-        for record in update.withdrawn { removeDiscovered(record: record) }
+        for record in update.withdrawn { dialler.removeRecord(record) }
     }
 }

@@ -117,9 +117,6 @@ final class SessionCore {
 
     var localPeer: PeerID { configuration.peerID }
 
-    /// The port of the transport that listens on the session's port (LAN), 0 before the start.
-    var port: Int { sockets.port }
-
     func transport(named name: String) -> (any Transport)? {
         transports.first { $0.name == name }
     }
@@ -144,10 +141,10 @@ final class SessionCore {
                 "session started",
                 metadata: [
                     "session": "\(core.configuration.sessionName)", "name": "\(core.configuration.displayName)",
-                    "port": "\(core.port)", "transports": "\(core.transports.map(\.name))",
+                    "port": "\(core.sockets.port)", "transports": "\(core.transports.map(\.name))",
                 ])
             core.dialler.start()
-            return core.port
+            return core.sockets.port
         }
     }
 
