@@ -80,7 +80,7 @@ public final class Session: Sendable {
         self.peerStateChanges = core.peerStateChanges
         let box = NIOLoopBoundBox.makeBoxSendingValue(core, eventLoop: self.loop)
         self.core = box
-        loop.execute { [weak self] in box.value.owner = self }
+        loop.execute { [weak self] in box.value.owned(by: self) }
     }
 
     /// A stream of every event from now on, for one reader, holding at most `bufferSize` unread events.

@@ -127,7 +127,7 @@ extension SessionCore: LinkEvents {
     /// handshake (or, on insecure links, the invitation).
     func identify(_ hello: Hello, on link: Link) {
         link.identified(by: hello)
-        switch admission.check(hello) {
+        switch admissionVerdict(on: hello) {
         case .refuse(let reason, let detail):
             refuse(link, hello: hello, reason: reason, detail)
         case .ourselves:

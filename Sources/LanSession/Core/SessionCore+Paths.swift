@@ -107,9 +107,8 @@ extension SessionCore {
             "connected to \(peer.name)", metadata: ["peer": "\(peer.id)", "link": "\(link.remoteDescription)"])
         events.yield(.peerConnected(peer.id, name: peer.name))
         publishState(of: peer)
-        gossip.changed()
         applications.forEach { $0.peerConnected(peer.id) }
-        applications.forEach { $0.membershipChanged() }
+        membershipChanged()
     }
 
     /// A pong on a stream link: a measurement's answer, or a heartbeat's round trip on that path.
@@ -173,17 +172,6 @@ extension SessionCore {
         forgetIfStranger(peer)
     }
 
-    /// Forgets a peer that never completed a handshake and that nothing names: no link, no discovery record, no
-    /// static endpoint, no proven endpoint. A flood of hellos leaves nothing behind.
-    private func forgetIfStranger(_ peer: PeerRecord) {
-        guard !peer.everConnected, peer.links.isEmpty, !dialler.names(peer.id), peers[peer.id] === peer else { return }
-        dialler.forget(peer.id)
-        peers.remove(peer)
-        gossip.forget(peer.id)
-        datagrams.forget(peer.id)
-        logger.trace("forgot \(peer.id): it never completed a handshake")
-    }
-
     /// Takes `link` away from `peer` (closed or replaced): another path takes over, or the peer is lost. A link
     /// replaced by a duplicate on its path (`replacedBy`, in its handshake) does not lose a connected peer: the
     /// replacement becomes active when ready, and the peer is lost only if it closes first.
@@ -244,10 +232,7 @@ extension SessionCore {
         datagrams.activeLinkChanged(of: peer.id, token: nil, security: nil)
         dialler.peerLost(peer.id)
         publishState(of: peer)
-        if wasConnected {
-            applications.forEach { $0.membershipChanged() }
-            gossip.changed()
-        }
+        if wasConnected { membershipChanged() }
         dialler.reconcile(peer.id)
     }
 

@@ -16,7 +16,7 @@ extension SessionCore {
         do {
             if let first = try security.begin(remoteHello: hello) { writer.write(.noise(first), on: link) }
         } catch {
-            admission.handshakeFailed()
+            handshakeFailed()
             refuse(link, hello: hello, reason: .authenticationFailed, "\(error)")
         }
     }
@@ -33,7 +33,7 @@ extension SessionCore {
         do {
             reply = try security.read(bytes) { () throws(WireError) in try payload.encoded() }
         } catch {
-            admission.handshakeFailed()
+            handshakeFailed()
             authenticationRefused(link, "it claims to be \(hello.peerID): \(error)")
             return perform(link.step { $0.drop("handshake failed") }, on: link)
         }
@@ -51,7 +51,7 @@ extension SessionCore {
             return perform(link.step { $0.drop("a handshake without the peer's key") }, on: link)
         }
         guard PeerID(publicKey: key) == hello.peerID else {
-            admission.handshakeFailed()
+            handshakeFailed()
             authenticationRefused(
                 link, "it claims to be \(hello.peerID), its key is \(PeerID(publicKey: key))'s")
             return perform(link.step { $0.refuse(.authenticationFailed, "a peer id that is not its key's") }, on: link)
