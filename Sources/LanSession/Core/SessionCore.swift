@@ -54,7 +54,7 @@ final class SessionCore {
     let writer: LinkWriter
     let peers: PeerTable
     let dialler: Dialler
-    private(set) var gossip: MembersGossip
+    private var gossip: MembersGossip
     let invitations: Invitations
     let datagrams: DatagramRouter
     let sockets: SessionSockets
