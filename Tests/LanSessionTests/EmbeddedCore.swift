@@ -27,7 +27,7 @@ struct EmbeddedCore {
             loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),
             events: EventFanout(missed: SessionEvent.eventsMissed, split: SessionEvent.split))
         try core.add(recorder)
-        core.runState = .running
+        core.runWithoutSockets()
     }
 
     /// A link accepted from `address`, active: the core has written its hello on it.

@@ -317,7 +317,7 @@ struct SealedLinkTests {
             }
             try channel.writeInbound(ByteBuffer(bytes: third + (try peer.seal([.pairing(.request)]))))
             #expect(channel.isActive)
-            let requests = embedded.core.pairings.requests
+            let requests = embedded.core.trust.requests
             #expect(requests.map(\.peerID) == [peer.identity.peerID])
             #expect(embedded.core.peerInfos().isEmpty, "a stranger is listed among the peers")
             // Both sides show the same code: the handshake hash's.
@@ -325,16 +325,16 @@ struct SealedLinkTests {
             // A wrong code is refused; the right one sends confirm; the peer's confirm then makes the pair.
             let wrong = keys.pairingCode == "000000" ? "000001" : "000000"
             let refusal = #expect(throws: SessionError.self) {
-                try embedded.core.confirmPairing(with: peer.identity.peerID, code: wrong)
+                try embedded.core.trust.confirmPairing(with: peer.identity.peerID, code: wrong)
             }
             #expect(refusal?.message.contains("the pairing goes on") == true, "\(String(describing: refusal))")
-            #expect(embedded.core.pairings.requests.map(\.peerID) == [peer.identity.peerID], "a wrong code ended it")
+            #expect(embedded.core.trust.requests.map(\.peerID) == [peer.identity.peerID], "a wrong code ended it")
             #expect(try peer.open(try embedded.outbound(channel)).isEmpty, "a wrong code sent something")
-            try embedded.core.confirmPairing(with: peer.identity.peerID, code: keys.pairingCode)
+            try embedded.core.trust.confirmPairing(with: peer.identity.peerID, code: keys.pairingCode)
             #expect(try peer.open(try embedded.outbound(channel)) == [.pairing(.confirm)])
-            #expect(embedded.core.trusted.devices.isEmpty)
+            #expect(embedded.core.trust.devices.isEmpty)
             try channel.writeInbound(ByteBuffer(bytes: try peer.seal([.pairing(.confirm)])))
-            #expect(embedded.core.trusted.devices[peer.identity.peerID]?.trust == .paired)
+            #expect(embedded.core.trust.devices.first { $0.peerID == peer.identity.peerID }?.trust == .paired)
             // The link goes on as a member's: the invitation is accepted and the increment counted.
             _ = try peer.open(try embedded.outbound(channel))
             try channel.writeInbound(

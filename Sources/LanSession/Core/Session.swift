@@ -80,7 +80,7 @@ public final class Session: Sendable {
         self.peerStateChanges = core.peerStateChanges
         let box = NIOLoopBoundBox.makeBoxSendingValue(core, eventLoop: self.loop)
         self.core = box
-        loop.execute { [weak self] in box.value.owner = self }
+        loop.execute { [weak self] in box.value.owned(by: self) }
     }
 
     /// A stream of every event from now on, for one reader, holding at most `bufferSize` unread events.
@@ -161,17 +161,17 @@ public final class Session: Sendable {
     /// Where the session accepts links, one endpoint per listening transport (its local address, which is the
     /// wildcard `0.0.0.0` when listening on every interface), once started.
     public var listeningEndpoints: [Endpoint] {
-        get async { (try? await call { $0.listeningEndpoints }) ?? [] }
+        get async { (try? await call { $0.sockets.endpoints }) ?? [] }
     }
 
     /// The port the session listens on (TCP and UDP), once started.
     public var port: Int {
-        get async { (try? await call { $0.port }) ?? 0 }
+        get async { (try? await call { $0.sockets.port }) ?? 0 }
     }
 
     /// Adds a peer to reach at a fixed address, without discovery; it is redialled whenever its link is lost.
     public func connect(to endpoint: Endpoint) async throws(SessionError) {
-        try await call { $0.addStaticEndpoint(endpoint) }
+        try await call { $0.dialler.addStatic(endpoint) }
     }
 
     /// Sets the addresses discovery record `record` (a DNS-SD instance name) gives for a peer, replacing what that
@@ -184,7 +184,7 @@ public final class Session: Sendable {
 
     /// Forgets the addresses discovery record `record` gave; those of the peer's other records stay.
     package func vanished(record: String) async throws(SessionError) {
-        try await call { $0.removeDiscovered(record: record) }
+        try await call { $0.dialler.removeRecord(record) }
     }
 
     /// How each of `peers` can be reached now, for a discovery that resolves only what it has to.
@@ -248,7 +248,7 @@ public final class Session: Sendable {
 
     /// Invitations waiting for an answer (with ``InvitationPolicy/ask``).
     public func invitations() async throws(SessionError) -> [InvitationRequest] {
-        try await call { $0.invitationRequests() }
+        try await call { $0.invitations.requests }
     }
 
     /// Closes the active link to `peer` abruptly, as a broken connection would (for tests and diagnostics).

@@ -41,12 +41,4 @@ extension SessionCore: ApplicationContext {
         guard case .appMessage = message else { return true }
         return peer.capabilities.contains(.appMessages)
     }
-
-    /// Adds an application (before the start).
-    func add(_ application: any SessionApplication) throws(SessionError) {
-        guard runState == .idle else {
-            throw SessionError(.invalidArgument, "applications are added before the session starts")
-        }
-        try applications.add(application)
-    }
 }

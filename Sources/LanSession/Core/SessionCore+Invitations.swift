@@ -134,9 +134,7 @@ extension SessionCore {
     /// Whether this side dials `peer`: always with automatic invitations; otherwise a member, or a peer the
     /// application invites (or a peer a static endpoint led to: the dialler knows those itself).
     func wantsLink(to peer: PeerRecord) -> Bool {
-        if case .paired = configuration.admission, trusted.devices[peer.id] == nil {
-            return pairings.wanted.contains(peer.id)  // an untrusted device is dialled only to ask it to pair
-        }
+        if let toPair = trust.dialsOnlyToPair(peer.id) { return toPair }  // an untrusted device: only to ask it to pair
         return configuration.invitesDiscoveredPeers || peer.everConnected || invitations.invitation(of: peer.id) != nil
     }
 }

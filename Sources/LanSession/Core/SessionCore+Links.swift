@@ -81,6 +81,7 @@ extension SessionCore: LinkEvents {
         var capabilities: Capabilities = [.resume, .appMessages]
         let datagramChannel = datagrams.channel
         if datagramChannel != nil { capabilities.insert(.datagrams) }
+        let port = sockets.port
         var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
         if link.security != nil {
             capabilities.insert(.encryption)
@@ -126,7 +127,7 @@ extension SessionCore: LinkEvents {
     /// handshake (or, on insecure links, the invitation).
     func identify(_ hello: Hello, on link: Link) {
         link.identified(by: hello)
-        switch admission.check(hello) {
+        switch admissionVerdict(on: hello) {
         case .refuse(let reason, let detail):
             refuse(link, hello: hello, reason: reason, detail)
         case .ourselves:

@@ -107,9 +107,8 @@ extension SessionCore {
             "connected to \(peer.name)", metadata: ["peer": "\(peer.id)", "link": "\(link.remoteDescription)"])
         events.yield(.peerConnected(peer.id, name: peer.name))
         publishState(of: peer)
-        gossip.changed()
         applications.forEach { $0.peerConnected(peer.id) }
-        applications.forEach { $0.membershipChanged() }
+        membershipChanged()
     }
 
     /// A pong on a stream link: a measurement's answer, or a heartbeat's round trip on that path.
@@ -138,7 +137,7 @@ extension SessionCore {
         peer.notConnected(.left(reason))
         events.yield(.peerLeft(peer.id, reason: reason))
         streams.peerGone(peer.id, reason: "\(peer.name) left")
-        if reason == .removed { removedBy(peer.id) }
+        if reason == .removed { trust.removedBy(peer.id) }
     }
 
     /// Leaves `id`: says bye on each of its links, stops redialling it, ends the streams with it. It comes back when
@@ -161,7 +160,7 @@ extension SessionCore {
         links.remove(link)
         link.step { $0.channelClosed() }
         guard runState == .running else { return }  // stopping: peers were told bye
-        trustLinkClosed(link)
+        trust.linkClosed(link)
         if let endpoint = link.endpoint {
             dialler.linkClosed(dialling: endpoint, intended: link.intendedPeer, helloReceived: link.peerID != nil)
         }
@@ -171,17 +170,6 @@ extension SessionCore {
         let replacement = link.replacedByPeer ? peer.otherLink(on: link.path, besides: link) : nil
         detach(link, from: peer, replacedBy: replacement)
         forgetIfStranger(peer)
-    }
-
-    /// Forgets a peer that never completed a handshake and that nothing names: no link, no discovery record, no
-    /// static endpoint, no proven endpoint. A flood of hellos leaves nothing behind.
-    private func forgetIfStranger(_ peer: PeerRecord) {
-        guard !peer.everConnected, peer.links.isEmpty, !dialler.names(peer.id), peers[peer.id] === peer else { return }
-        dialler.forget(peer.id)
-        peers.remove(peer)
-        gossip.forget(peer.id)
-        datagrams.forget(peer.id)
-        logger.trace("forgot \(peer.id): it never completed a handshake")
     }
 
     /// Takes `link` away from `peer` (closed or replaced): another path takes over, or the peer is lost. A link
@@ -244,10 +232,7 @@ extension SessionCore {
         datagrams.activeLinkChanged(of: peer.id, token: nil, security: nil)
         dialler.peerLost(peer.id)
         publishState(of: peer)
-        if wasConnected {
-            applications.forEach { $0.membershipChanged() }
-            gossip.changed()
-        }
+        if wasConnected { membershipChanged() }
         dialler.reconcile(peer.id)
     }
 

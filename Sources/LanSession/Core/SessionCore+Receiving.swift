@@ -42,7 +42,7 @@ extension SessionCore {
         case .members(let members):
             if let peer = peers.peer(of: link) { receivedMembers(members, from: peer) }
         case .trust(let statements):
-            if let peer = peers.peer(of: link) { receivedTrust(statements, from: peer) }
+            if peers.peer(of: link) != nil { trust.received(statements) }
         default:
             guard let peer = peers.peer(of: link), peer.active === link else { return }
             let payloadBytes: Int

@@ -1,15 +1,13 @@
 import NIOCore
 import WireCodec
 
-/// What ``Session`` asks of the core: snapshots and actions, each one call on the loop. `Session` calls these only.
+/// What ``Session`` asks of the core: snapshots and actions, each one call on the loop. What concerns one component
+/// only (the listening endpoints, static endpoints, invitations waiting, trust) `Session` asks that component.
 extension SessionCore {
     /// Starts the session unless it started already.
     func startIfIdle() -> EventLoopFuture<Void> {
         runState == .idle ? start().map { _ in } : loop.makeSucceededVoidFuture()
     }
-
-    /// Where the session accepts links, one endpoint per listening transport.
-    var listeningEndpoints: [Endpoint] { sockets.endpoints }
 
     /// Every peer the session knows, by peer id.
     func peerInfos() -> [PeerInfo] {
@@ -33,11 +31,6 @@ extension SessionCore {
         SecurityStatistics(
             encrypted: configuration.isEncrypted, failedHandshakes: admission.failedHandshakes,
             droppedDatagrams: datagrams.dropped, refusedConnections: links.refusedUnproven)
-    }
-
-    /// Invitations waiting for the application's answer, oldest first.
-    func invitationRequests() -> [InvitationRequest] {
-        invitations.requests
     }
 
     /// Closes `peer`'s active link abruptly.

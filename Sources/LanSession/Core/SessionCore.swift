@@ -16,6 +16,7 @@ import WireCodec
 /// - ``PeerTable``: per peer its links, the active one (``PathSelector`` chooses), the ``ReliableChannel``;
 /// - ``Dialler``: where peers are (static, discovered, proven) and the dials to them;
 /// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways;
+/// - ``TrustKeeper``: the trusted devices, the pairings under way, strangers' links (admission `paired`);
 /// - ``DatagramRouter``: the unreliable channel; ``Pings``: the clock of pings, the application's pings;
 /// - ``StreamMultiplexer``: data, streams and resources (into the ``Inbox``);
 /// - ``ApplicationRouter``: the applications it carries, which it does not know beyond their message kinds.
@@ -37,33 +38,30 @@ final class SessionCore {
     let pathSelector: PathSelector
     /// The session's pre-shared key as the handshake uses it (admission `secret`); nil otherwise.
     let psk: SessionSecret?
-    /// Where the trusted set is kept; nil: in memory only.
-    let trustStore: TrustStore?
     /// Counts peers' connection state changes for readers off the loop (discovery's resolve schedule).
     let peerStateChanges = PeerStateChanges()
     /// The session this core belongs to, for the handles its events carry.
-    weak var owner: Session?
+    private(set) weak var owner: Session?
 
-    var runState = RunState.idle
+    private(set) var runState = RunState.idle
     private var ticker: RepeatedTask?
     /// Removes partial files of abandoned transfers from the inbox, hourly.
     private var sweeper: RepeatedTask?
 
     // The components.
-    var admission: Admission
+    private(set) var admission: Admission
     let links: LinkTable
     let writer: LinkWriter
     let peers: PeerTable
     let dialler: Dialler
-    var gossip: MembersGossip
+    private var gossip: MembersGossip
     let invitations: Invitations
     let datagrams: DatagramRouter
     let sockets: SessionSockets
     let pings: Pings
     let streams: StreamMultiplexer
-    var applications = ApplicationRouter()
-    var trusted: TrustedDevices
-    var pairings = Pairings()
+    private(set) var applications = ApplicationRouter()
+    let trust: TrustKeeper
 
     init(
         configuration: SessionConfiguration, trusted: TrustedDevices, loop: any EventLoop, transports: [any Transport],
@@ -77,8 +75,9 @@ final class SessionCore {
         self.psk = configuration.secret.flatMap {
             try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
         }
-        self.trustStore = configuration.trustedDevicesFile.map { TrustStore(path: $0) }
-        self.trusted = trusted
+        trust = TrustKeeper(
+            admission: configuration.admission, localPeer: configuration.peerID, trusted: trusted,
+            store: configuration.trustedDevicesFile.map { TrustStore(path: $0) }, logger: logger)
         self.pathSelector = PathSelector(
             priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
             hysteresis: configuration.pathHysteresis.timeAmount)
@@ -113,15 +112,49 @@ final class SessionCore {
         datagrams.delegate = self
         streams.delegate = self
         sockets.delegate = self
+        trust.delegate = self
     }
 
     var localPeer: PeerID { configuration.peerID }
 
-    /// The port of the transport that listens on the session's port (LAN), 0 before the start.
-    var port: Int { sockets.port }
-
     func transport(named name: String) -> (any Transport)? {
         transports.first { $0.name == name }
+    }
+
+    /// The session this core belongs to, once it is made.
+    func owned(by session: Session?) {
+        owner = session
+    }
+
+    /// Runs without opening the sockets: a core on an embedded loop, whose links a test makes itself.
+    func runWithoutSockets() {
+        runState = .running
+    }
+
+    /// Adds an application (before the start).
+    func add(_ application: any SessionApplication) throws(SessionError) {
+        guard runState == .idle else {
+            throw SessionError(.invalidArgument, "applications are added before the session starts")
+        }
+        try applications.add(application)
+    }
+
+    /// What the admission says of a hello (a refusal for encryption or the pre-shared key counts as a failed
+    /// handshake).
+    func admissionVerdict(on hello: Hello) -> Admission.HelloVerdict {
+        admission.check(hello)
+    }
+
+    /// A handshake failed: counted in the security statistics.
+    func handshakeFailed() {
+        admission.handshakeFailed()
+    }
+
+    /// The members changed (one connected, or one lost): the applications hear it, and every peer gets `members`
+    /// anew at the next exchange.
+    func membershipChanged() {
+        gossip.changed()
+        applications.forEach { $0.membershipChanged() }
     }
 
     // MARK: - Lifecycle
@@ -144,10 +177,10 @@ final class SessionCore {
                 "session started",
                 metadata: [
                     "session": "\(core.configuration.sessionName)", "name": "\(core.configuration.displayName)",
-                    "port": "\(core.port)", "transports": "\(core.transports.map(\.name))",
+                    "port": "\(core.sockets.port)", "transports": "\(core.transports.map(\.name))",
                 ])
             core.dialler.start()
-            return core.port
+            return core.sockets.port
         }
     }
 
@@ -275,7 +308,7 @@ final class SessionCore {
             case .handshakeMessage(let bytes):
                 handshakeMessage(bytes, on: link)
             case .pairing(let step):
-                receivedPairing(step, on: link)
+                trust.receivedPairing(step, on: link)
             case .consider(let invitation):
                 consider(invitation, on: link)
             case .ready(let token):
@@ -304,4 +337,54 @@ final class SessionCore {
         }
     }
 
+    // MARK: - Members: discovery records, the members connected peers name
+
+    /// Sets what record `record` (a DNS-SD instance name, members heard from a peer) gives for `id`: its endpoints and
+    /// name. A record that tells something new dials the peer.
+    func addDiscovered(_ endpoints: [Endpoint], peer id: PeerID, name: String, record: String) {
+        guard id != localPeer else { return }
+        let peer = peers.record(for: id)
+        peer.named(name)
+        guard dialler.setRecord(record, endpoints: endpoints, for: id) else { return }
+        if peer.left && !record.hasPrefix(MembersGossip.recordPrefix) { peer.showsUpAgain() }  // it shows up anew
+        if peer.state == .discovered { publishState(of: peer) }
+        dialler.reconcile(id)
+    }
+
+    /// Sends `members` to every connected peer whose last one is out of date, at most once per interval.
+    func exchangeMembers(now: NIODeadline) {
+        guard gossip.exchangeDue(at: now) else { return }
+        var known: [MembersGossip.Known]?
+        for peer in peers.all where peer.isConnected && gossip.isOutdated(peer.id) {
+            guard let link = peer.active ?? peer.handshakenLinks.first else { continue }
+            if known == nil {
+                known = peers.all.filter(\.isConnected).sorted { $0.id < $1.id }.map {
+                    MembersGossip.Known(id: $0.id, name: $0.name, endpoints: dialler.provenEndpoints(of: $0.id))
+                }
+            }
+            writer.write(.members(MembersGossip.members(for: peer.id, among: known!)), on: link)
+            gossip.told(peer.id)
+        }
+    }
+
+    /// `peer` says whom it is connected to: each member's endpoints become a record to dial, replacing what `peer`
+    /// said before; members it no longer names take their records with them.
+    func receivedMembers(_ members: [Member], from peer: PeerRecord) {
+        let update = gossip.received(members, from: peer.id, local: localPeer)
+        for record in update.set {
+            addDiscovered(record.endpoints, peer: record.peer, name: record.displayName, record: record.name)
+        }
+        for record in update.withdrawn { dialler.removeRecord(record) }
+    }
+
+    /// Forgets a peer that never completed a handshake and that nothing names: no link, no discovery record, no
+    /// static endpoint, no proven endpoint. A flood of hellos leaves nothing behind.
+    func forgetIfStranger(_ peer: PeerRecord) {
+        guard !peer.everConnected, peer.links.isEmpty, !dialler.names(peer.id), peers[peer.id] === peer else { return }
+        dialler.forget(peer.id)
+        peers.remove(peer)
+        gossip.forget(peer.id)
+        datagrams.forget(peer.id)
+        logger.trace("forgot \(peer.id): it never completed a handshake")
+    }
 }
