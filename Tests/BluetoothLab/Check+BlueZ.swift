@@ -29,7 +29,7 @@ extension Check {
         let daemon = try Daemon(
             "gatt", ["--transport", "le", "--bt-adapter", "hci1", "--le-psm", "\(0x95)"], discovery: true)
         defer { daemon.stop() }
-        guard await waitUntil(.seconds(10), every: .milliseconds(100), { daemon.peerID != nil }),
+        guard await waitUntil(.seconds(30), every: .milliseconds(100), { daemon.peerID != nil }),
             let id = daemon.peerID
         else {
             daemon.stop()
@@ -219,7 +219,7 @@ extension Check {
             b.stop()
             forgetEachOther(hci0, hci1)
         }
-        guard await waitUntil(.seconds(10), every: .milliseconds(100), { b.peerID != nil }) else {
+        guard await waitUntil(.seconds(30), every: .milliseconds(100), { b.peerID != nil }) else {
             return [Outcome(check: "BlueZ RFCOMM: the daemon", passed: false, detail: "sessiond did not start")]
         }
         // sdptool, as a person would look: the record, its name and its channel.

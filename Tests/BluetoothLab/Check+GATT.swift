@@ -18,7 +18,7 @@ extension Check {
         let daemon = try Daemon(
             "gatt", ["--transport", "le", "--bt-adapter", "hci1", "--le-psm", "\(0x95)"], discovery: true)
         defer { daemon.stop() }
-        guard await waitUntil(.seconds(10), every: .milliseconds(100), { daemon.peerID != nil }),
+        guard await waitUntil(.seconds(30), every: .milliseconds(100), { daemon.peerID != nil }),
             let id = daemon.peerID
         else {
             return [Outcome(check: "GATT face: the daemon", passed: false, detail: "sessiond did not start")]

@@ -182,7 +182,7 @@ struct Check: AsyncParsableCommand {
             a.stop()
             b.stop()
         }
-        _ = await waitUntil(.seconds(20), every: .milliseconds(100)) { a.peerID != nil && b.peerID != nil }
+        _ = await waitUntil(.seconds(60), every: .milliseconds(100)) { a.peerID != nil && b.peerID != nil }
         guard let idA = a.peerID, let idB = b.peerID else {
             a.stop()
             b.stop()
