@@ -198,7 +198,7 @@ let package = Package(
         .testTarget(
             name: "WireCodecTests",
             dependencies: [
-                "WireCodec",
+                "WireCodec", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,5 +1,6 @@
 import BubblesAndCounter
 import Foundation
+import TestSupport
 import WireCodec
 
 /// The original apps' golden vectors of docs/wire-format.md 8, and the spec's rows of them.
@@ -43,25 +44,11 @@ enum MessageGoldenVectors {
     static let datagramHex =
         "88 77 66 55 44 33 22 11 05 0c 25 00 00 00 80 3f 00 00 00 40 09 00 0c 25 00 00 00 c0 3f 00 00 20 40 0a 00"
 
-    static let specURL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs/wire-format.md")
+    static let specURL = SpecDocument.url
 
     /// The spec's golden rows of the form "| `name` | ... | `hex` |" whose frame is of an application kind.
     static func specRows() throws -> [String: String] {
-        let text = try String(contentsOf: specURL, encoding: .utf8)
-        var rows: [String: String] = [:]
-        let pattern = try NSRegularExpression(
-            pattern: #"^\| `([^`]+)` \|(?:.*\|)? `([0-9a-f]{2}(?: [0-9a-f]{2})*)` \|$"#, options: .anchorsMatchLines)
-        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-            let name = String(text[Range(match.range(at: 1), in: text)!])
-            let frame = bytes(hex: String(text[Range(match.range(at: 2), in: text)!]))
-            guard name != "datagram", let header = frame.firstIndex(where: { $0 & 0x80 == 0 }),
-                header + 1 < frame.count, MessageKind.applicationKinds.contains(frame[header + 1])
-            else { continue }
-            rows[name] = hex(frame)
-        }
-        return rows
+        try SpecDocument.goldenRows().filter { $0.key != "datagram" && SpecDocument.isApplicationFrame($0.value) }
     }
 
     /// Bytes from the spec's hex notation ("0c 25 01").

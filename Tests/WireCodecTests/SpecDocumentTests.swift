@@ -1,34 +1,19 @@
 import Foundation
+import TestSupport
 import Testing
 import WireCodec
 
 /// Keeps `docs/wire-format.md` and the code in step: its golden vectors and constants are the ones tested here.
 @Suite("docs/wire-format.md")
 struct SpecDocumentTests {
-    static let specURL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs/wire-format.md")
+    static let specURL = SpecDocument.url
 
     /// Rows of the form "| `name` | ... | `hex` |".
-    static func goldenRows() throws -> [String: String] {
-        let text = try String(contentsOf: specURL, encoding: .utf8)
-        var rows: [String: String] = [:]
-        let pattern = try NSRegularExpression(
-            pattern: #"^\| `([^`]+)` \|(?:.*\|)? `([0-9a-f]{2}(?: [0-9a-f]{2})*)` \|$"#, options: .anchorsMatchLines)
-        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-            let name = String(text[Range(match.range(at: 1), in: text)!])
-            rows[name] = String(text[Range(match.range(at: 2), in: text)!])
-        }
-        return rows
-    }
+    static func goldenRows() throws -> [String: String] { try SpecDocument.goldenRows() }
 
     /// Whether a golden frame is of an application kind (`0x20...0x29`): the original apps' vectors, which
     /// BubblesAndCounter tests.
-    static func isApplicationFrame(_ hex: String) -> Bool {
-        let frame = bytes(hex: hex)
-        guard let header = frame.firstIndex(where: { $0 & 0x80 == 0 }), header + 1 < frame.count else { return false }
-        return MessageKind.applicationKinds.contains(frame[header + 1])
-    }
+    static func isApplicationFrame(_ hex: String) -> Bool { SpecDocument.isApplicationFrame(hex) }
 
     @Test("the spec lists exactly the tested golden vectors of the session's kinds, byte for byte")
     func goldenVectorsMatch() throws {
