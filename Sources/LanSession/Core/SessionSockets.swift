@@ -96,7 +96,7 @@ final class SessionSockets {
             }
         }
         .map { channel in
-            bound.value.datagrams.channel = channel
+            bound.value.datagrams.socket(channel)
             channel.closeFuture.whenComplete { _ in bound.value.datagramSocketClosed(channel, transport: transport) }
         }
         .flatMapError { error in
@@ -110,7 +110,7 @@ final class SessionSockets {
     /// The datagram socket closed: while the session runs, it is opened again a moment later.
     private func datagramSocketClosed(_ channel: any Channel, transport: any Transport) {
         guard datagrams.channel === channel else { return }
-        datagrams.channel = nil
+        datagrams.socket(nil)
         guard delegate?.socketsWanted == true else { return }
         logger.debug("the datagram socket closed; opening it again")
         let bound = NIOLoopBound(self, eventLoop: loop)

@@ -55,7 +55,7 @@ final class DatagramRouter {
     }
 
     /// The datagram socket, once open.
-    var channel: (any Channel)?
+    private(set) var channel: (any Channel)?
     /// Sealed datagrams dropped: a bad tag, a replay, or not sealed on a sealed link.
     private(set) var dropped = 0
     /// Where a sealed datagram's header and opened frames are put together (one datagram at a time).
@@ -63,6 +63,7 @@ final class DatagramRouter {
 
     weak var delegate: (any DatagramRouterDelegate)?
     private let logger: Logger
+
     private let probeTimeout: TimeAmount
     private let heartbeatInterval: TimeAmount
     private let livenessTimeout: TimeAmount
@@ -79,6 +80,11 @@ final class DatagramRouter {
         self.heartbeatInterval = heartbeatInterval
         self.livenessTimeout = livenessTimeout
         self.micros = micros
+    }
+
+    /// The datagram socket opened (`channel`) or closed (nil).
+    func socket(_ channel: (any Channel)?) {
+        self.channel = channel
     }
 
     private func prober(route: UnreliableRoute = .probing) -> DatagramProber {

@@ -5,8 +5,8 @@ import WireCodec
 /// handshaken ones; and the caps on accepted links that have not proved themselves yet.
 final class LinkTable {
     /// Most accepted links that have not proved themselves, in all and from one address.
-    let maxUnproven: Int
-    let maxUnprovenPerAddress: Int
+    private let maxUnproven: Int
+    private let maxUnprovenPerAddress: Int
     /// Accepted links closed at once for the caps.
     private(set) var refusedUnproven = 0
     /// Accepts that failed for want of descriptors.

@@ -11,8 +11,8 @@ final class IncomingStreams {
     private let logger: Logger
     /// Where resources land; nil: they are declined.
     private let inbox: Inbox?
-    /// Whether byte streams opened by peers are taken.
-    var acceptsByteStreams: Bool
+    /// Whether byte streams opened by peers are taken (``accept(byteStreams:)``).
+    private(set) var acceptsByteStreams: Bool
 
     private var incoming: [StreamKey: IncomingStreamState] = [:]
 
@@ -21,6 +21,11 @@ final class IncomingStreams {
         self.logger = logger
         self.inbox = inbox
         self.acceptsByteStreams = acceptsByteStreams
+    }
+
+    /// Takes byte streams opened by peers from now on, or declines them.
+    func accept(byteStreams: Bool) {
+        acceptsByteStreams = byteStreams
     }
 
     private func name(of peer: PeerID) -> String { delegate?.name(of: peer) ?? "" }

@@ -66,7 +66,7 @@ final class StreamMultiplexer {
     /// Whether byte streams opened by peers are taken (as ``SessionEvent/streamOpened(_:)``) or declined.
     var acceptsByteStreams: Bool {
         get { incoming.acceptsByteStreams }
-        set { incoming.acceptsByteStreams = newValue }
+        set { incoming.accept(byteStreams: newValue) }
     }
 
     // MARK: - Opener
