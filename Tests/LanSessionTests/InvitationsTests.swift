@@ -10,6 +10,24 @@ import WireCodec
 struct InvitationsTests {
     let loop = EmbeddedEventLoop()
 
+    /// Records what the component asks, with the invitee it is told of.
+    final class Recorder: InvitationsDelegate {
+        var invitee: Invitations.Invitee?
+        var answers: [Invitations.Answer] = []
+        var events: [SessionEvent] = []
+
+        func invitee(on link: Link) -> Invitations.Invitee? { invitee }
+        func carryOut(_ answer: Invitations.Answer, on link: Link) { answers.append(answer) }
+        func emit(_ event: SessionEvent) { events.append(event) }
+    }
+
+    func invitations(_ policy: InvitationPolicy = .acceptAll, maxPeers: Int = 8) -> Invitations {
+        let configuration = SessionConfiguration(
+            peerID: PeerID(1), displayName: "one", sessionName: "s", host: "127.0.0.1", maxPeers: maxPeers,
+            invitationPolicy: policy)
+        return Invitations(loop: loop, admission: Admission(configuration: configuration))
+    }
+
     func link() throws -> Link {
         let channel = EmbeddedChannel(loop: loop)
         try channel.connect(to: SocketAddress(ipAddress: "10.0.0.7", port: 40_000)).wait()
@@ -20,7 +38,7 @@ struct InvitationsTests {
 
     @Test("an invitation from a peer waits for an answer, is taken once, and expires at its deadline")
     func fromPeers() throws {
-        let invitations = Invitations(loop: loop)
+        let invitations = invitations()
         var expired: [UInt64] = []
         let link = try link()
         let first = invitations.ask(
@@ -38,9 +56,45 @@ struct InvitationsTests {
         #expect(invitations.requests.isEmpty)
     }
 
+    @Test("a peer's invitation is weighed as the admission says: accepted, refused when full, asked and answered")
+    func weighed() throws {
+        let recorder = Recorder()
+        let open = invitations(maxPeers: 1)
+        open.delegate = recorder
+        let link = try link()
+        open.consider(Invitation(), on: link)
+        #expect(recorder.answers == [.drop("invitation from nobody")], "a link that is no peer's")
+        recorder.invitee = Invitations.Invitee(peer: PeerID(2), name: "two", isMember: false, seatsTaken: 0)
+        open.consider(Invitation(), on: link)
+        recorder.invitee?.seatsTaken = 1
+        open.consider(Invitation(), on: link)
+        recorder.invitee?.isMember = true
+        open.consider(Invitation(), on: link)
+        #expect(recorder.answers.dropFirst() == [.accept, .refuse(.full, "the session is full (1 peers)"), .accept])
+
+        let asking = invitations(.ask, maxPeers: 1)
+        let asked = Recorder()
+        asking.delegate = asked
+        asked.invitee = Invitations.Invitee(peer: PeerID(2), name: "two", isMember: false, seatsTaken: 0)
+        asking.consider(Invitation(context: [7]), on: link)
+        asking.consider(Invitation(context: [8]), on: link)
+        #expect(asked.answers.isEmpty && asked.events.count == 2, "each becomes an event")
+        let (first, second) = (asking.requests[0], asking.requests[1])
+        #expect(first.context == [7] && first.peerID == PeerID(2))
+        asked.invitee?.seatsTaken = 1  // another took the last seat meanwhile
+        #expect(asking.answer(first.id, decision: .accept))
+        #expect(!asking.answer(first.id, decision: .accept), "answered once")
+        #expect(asking.answer(second.id, decision: .decline(.rejected)))
+        #expect(asked.answers == [.refuse(.full, "the session is full (1 peers)"), .decline(.rejected)])
+        asked.invitee?.seatsTaken = 0
+        asking.consider(Invitation(), on: link)
+        loop.advanceTime(by: .seconds(60))
+        #expect(asked.answers.last == .decline(.timedOut), "unanswered, it times out")
+    }
+
     @Test("the application's invitation: answered once for every caller; it times out; a stop fails it")
     func fromTheApplication() throws {
-        let invitations = Invitations(loop: loop)
+        let invitations = invitations()
         var timedOut = 0
         let first = loop.makePromise(of: Void.self)
         let second = loop.makePromise(of: Void.self)

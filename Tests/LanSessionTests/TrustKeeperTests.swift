@@ -1,5 +1,8 @@
 import Foundation
+import LinkCrypto
 import Logging
+import NIOCore
+import NIOEmbedded
 import Testing
 import WireCodec
 
@@ -15,7 +18,15 @@ struct TrustKeeperTests {
         var events: [SessionEvent] = []
         var dialable: Set<PeerID> = []
 
-        func write(_ message: Message, on link: Link) { calls.append("write \(message)") }
+        var written: [Message] = []
+
+        func write(_ message: Message, on link: Link) {
+            calls.append("write \(message)")
+            written.append(message)
+        }
+        func writePending(of link: Link) { calls.append("writePending") }
+        func drop(_ link: Link, _ reason: String) { calls.append("drop \(reason)") }
+        func handshakeFailed(_ link: Link, _ detail: String, refusal: String?) { calls.append("failed \(detail)") }
         func refuseUntrusted(_ link: Link, _ detail: String) { calls.append("refuse \(detail)") }
         func admitTrusted(_ link: Link) { calls.append("admit") }
         func emit(_ event: SessionEvent) {
@@ -39,10 +50,60 @@ struct TrustKeeperTests {
         var trusted = TrustedDevices(identity: me, sessionName: "s")
         _ = try trusted.pair(publicKey: friend.publicKey, signingKey: friend.signingPublicKey, name: "f", now: Date())
         let keeper = TrustKeeper(
-            admission: admission, localPeer: me.peerID, trusted: trusted, store: store,
+            admission: admission, identity: me, trusted: trusted, store: store,
             logger: Logger(label: "trust"))
         keeper.delegate = recorder
         return keeper
+    }
+
+    @Test("two keepers run the Noise handshake through their delegates; a peer id that is not its key's is refused")
+    func noiseHandshake() throws {
+        let loop = EmbeddedEventLoop()
+        func link(_ role: LinkStateMachine.Role, _ identity: DeviceIdentity, hearing hello: Hello) throws -> Link {
+            let channel = EmbeddedChannel(loop: loop)
+            try channel.connect(to: SocketAddress(ipAddress: "10.0.0.7", port: 40_000)).wait()
+            let link = Link(
+                channel: channel, role: role, transport: LANTransport(), endpoint: nil, intendedPeer: nil,
+                liveness: Liveness(heartbeatInterval: .milliseconds(250), timeout: .seconds(2), now: .now()),
+                security: LinkSecurity(role: role, identity: identity, psk: nil))
+            link.identified(by: hello)
+            return link
+        }
+        func hello(_ identity: DeviceIdentity, claiming peer: PeerID? = nil) -> Hello {
+            Hello(
+                peerID: peer ?? identity.peerID, incarnation: 1, capabilities: [.encryption], displayName: "d",
+                sessionName: "s")
+        }
+        /// Runs the handshake between a dialer (`me`, its hello `sent`) and an acceptor (`friend`).
+        func handshake(sent: Hello) throws -> (dialer: Recorder, acceptor: Recorder, link: Link) {
+            let (dialer, acceptor) = (Recorder(), Recorder())
+            let mine = try keeper(.open, recorder: dialer)
+            let theirs = TrustKeeper(
+                admission: .open, identity: friend, trusted: TrustedDevices(identity: friend, sessionName: "s"),
+                store: nil, logger: Logger(label: "trust"))
+            theirs.delegate = acceptor
+            let answer = hello(friend)
+            let dialerLink = try link(.dialer, me, hearing: answer)
+            let acceptorLink = try link(.acceptor, friend, hearing: sent)
+            try dialerLink.security!.remember(sent: sent)
+            try acceptorLink.security!.remember(sent: answer)
+            mine.beginHandshake(answer, on: dialerLink)
+            theirs.beginHandshake(sent, on: acceptorLink)
+            for _ in 0..<4 {
+                let (toAcceptor, toDialer) = (dialer.written, acceptor.written)
+                (dialer.written, acceptor.written) = ([], [])
+                for case .noise(let bytes) in toAcceptor { theirs.handshakeMessage(bytes, on: acceptorLink) }
+                for case .noise(let bytes) in toDialer { mine.handshakeMessage(bytes, on: dialerLink) }
+            }
+            return (dialer, acceptor, dialerLink)
+        }
+        let honest = try handshake(sent: hello(me))
+        #expect(honest.dialer.calls.filter { !$0.hasPrefix("write ") } == ["writePending", "admit"])
+        #expect(honest.acceptor.calls.filter { !$0.hasPrefix("write ") } == ["writePending", "admit"])
+        #expect(honest.link.publicKey == friend.publicKey, "the dialer knows whom it reached")
+        let forged = try handshake(sent: hello(me, claiming: newcomer.peerID))
+        #expect(forged.acceptor.calls.last?.hasPrefix("failed it claims to be \(newcomer.peerID)") == true)
+        #expect(!forged.acceptor.calls.contains("admit"))
     }
 
     @Test("a request to pair: refused under another admission, with itself, a trusted or unknown device; else dialled")

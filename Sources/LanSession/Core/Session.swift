@@ -74,10 +74,11 @@ public final class Session: Sendable {
             logger[metadataKey: "peer"] = "\(configuration.peerID)"
             return logger
         }()
+        let peerStateChanges = PeerStateChanges()
         let core = SessionCore(
             configuration: configuration, trusted: trusted, loop: self.loop, transports: transports, logger: logger,
-            events: fanout)
-        self.peerStateChanges = core.peerStateChanges
+            events: fanout, stateChanges: peerStateChanges)
+        self.peerStateChanges = peerStateChanges
         let box = NIOLoopBoundBox.makeBoxSendingValue(core, eventLoop: self.loop)
         self.core = box
         loop.execute { [weak self] in box.value.owned(by: self) }
@@ -203,7 +204,7 @@ public final class Session: Sendable {
 
     /// Where each peer the session knows stands: ``peers()`` without the snapshots (cheap enough to call per message).
     public func peerStates() async throws(SessionError) -> [PeerID: PeerState] {
-        try await call { $0.peerStates() }
+        try await call { $0.peers.states }
     }
 
     /// What the session refused of strangers and whether its links are encrypted.
@@ -216,7 +217,7 @@ public final class Session: Sendable {
     public func answer(
         _ invitation: UInt64, accept: Bool, reason: DeclineReason = .rejected
     ) async throws(SessionError) -> Bool {
-        try await call { $0.answer(invitation, decision: accept ? .accept : .decline(reason)) }
+        try await call { $0.invitations.answer(invitation, decision: accept ? .accept : .decline(reason)) }
     }
 
     /// Measures one round trip to `peer`, on its reliable link or (when datagrams get through) its unreliable

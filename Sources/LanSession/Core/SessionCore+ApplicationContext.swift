@@ -8,8 +8,6 @@ extension SessionCore: ApplicationContext {
 
     var eventLoop: any EventLoop { loop }
 
-    var isRunning: Bool { runState != .stopped }
-
     var connectedPeers: [PeerID] { peers.connected }
 
     func forEachMember(_ body: (PeerID) -> Void) {

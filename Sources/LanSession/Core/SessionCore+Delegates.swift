@@ -11,7 +11,7 @@ extension SessionCore: DiallerDelegate {
     }
 
     func connect(to endpoint: Endpoint, for peer: PeerID?) -> EventLoopFuture<Void>? {
-        guard runState == .running, let transport = transport(named: endpoint.transport) else { return nil }
+        guard isRunningNow, let transport = transport(named: endpoint.transport) else { return nil }
         let bound = NIOLoopBound(self, eventLoop: loop)
         return transport.connect(to: endpoint, on: loop) { channel in
             bound.value.setUpStream(channel, role: .dialer, transport: transport, endpoint: endpoint, for: peer)
@@ -26,6 +26,10 @@ extension SessionCore: DiallerDelegate {
     func runsTransport(named name: String) -> Bool {
         transport(named: name) != nil
     }
+
+    private func transport(named name: String) -> (any Transport)? {
+        transports.first { $0.name == name }
+    }
 }
 
 extension SessionCore: SessionSocketsDelegate {
@@ -33,7 +37,7 @@ extension SessionCore: SessionSocketsDelegate {
         setUpStream(channel, role: .acceptor, transport: transport, endpoint: nil, for: nil)
     }
 
-    var socketsWanted: Bool { runState == .running }
+    var socketsWanted: Bool { isRunningNow }
 
     func datagramsUnavailable(_ notice: SessionNotice) {
         events.yield(.notice(notice))
@@ -42,7 +46,7 @@ extension SessionCore: SessionSocketsDelegate {
 
 extension SessionCore: DatagramRouterDelegate {
     func datagramSource(forToken token: UInt64) -> DatagramSource? {
-        guard runState == .running, let link = links.link(forToken: token), let peer = peers.peer(of: link) else {
+        guard isRunningNow, let link = links.link(forToken: token), let peer = peers.peer(of: link) else {
             return nil
         }
         return DatagramSource(
@@ -113,10 +117,5 @@ extension SessionCore: StreamMultiplexerDelegate {
 
     func emit(_ event: SessionEvent) {
         events.yield(event)
-    }
-
-    func byteStreamOpened(from peer: PeerID, name: String, id: UInt32) {
-        guard let owner else { return }
-        events.yield(.streamOpened(IncomingByteStream(peer: peer, name: name, id: id, session: owner)))
     }
 }

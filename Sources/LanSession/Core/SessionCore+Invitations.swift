@@ -1,64 +1,28 @@
 import NIOCore
 import WireCodec
 
-/// Invitations as the core carries them out: a dialer's invitation answered as ``Admission`` says (or as the
-/// application decides), a decline taken, the application's own invitations of peers (``Invitations``).
-extension SessionCore {
-    /// Acceptor: the dialer's invitation arrived; a member coming back is not asked again, the rest as the policy
-    /// says while there is room.
-    func consider(_ invitation: Invitation, on link: Link) {
-        guard let peer = peers.peer(of: link) else {
-            return perform(link.step { $0.drop("invitation from nobody") }, on: link)
-        }
-        let verdict = admission.consider(
-            invitation, isMember: peer.everConnected || peer.isConnected, seatsTaken: seatsTaken(besides: peer.id))
-        switch verdict {
-        case .accept:
-            accept(link)
-        case .full(let detail):
-            refuse(link, hello: link.hello, reason: .full, detail)
-        case .ask(let wait):
-            let bound = NIOLoopBound(self, eventLoop: loop)
-            let request = invitations.ask(
-                link: link, peer: peer.id, name: peer.name, context: invitation.context, wait: wait
-            ) { id in
-                _ = bound.value.answer(id, decision: .decline(.timedOut))
-            }
-            events.yield(.invitation(request))
-        }
+/// Invitations as the core carries them out: ``Invitations``' answers on links, a decline taken, the application's
+/// own invitations of peers.
+extension SessionCore: InvitationsDelegate {
+    func invitee(on link: Link) -> Invitations.Invitee? {
+        guard let peer = peers.peer(of: link) else { return nil }
+        return Invitations.Invitee(
+            peer: peer.id, name: peer.name, isMember: peer.everConnected || peer.isConnected,
+            seatsTaken: peers.seatsTaken(besides: peer.id))
     }
 
-    /// Members besides `peer`, and peers accepted whose link is not active yet: the seats taken (docs/wire-format.md,
-    /// section 11.2), so that two invitations at once do not both take the last seat.
-    private func seatsTaken(besides peer: PeerID) -> Int {
-        peers.all.reduce(0) { seats, other in
-            other.id != peer && (other.isMember || !other.handshakenLinks.isEmpty) ? seats + 1 : seats
-        }
-    }
-
-    /// Answers a pending invitation; false when there is no such invitation (answered, timed out, or gone).
-    @discardableResult
-    func answer(_ id: UInt64, decision: InvitationDecision) -> Bool {
-        guard let pending = invitations.take(id) else { return false }
-        let link = pending.link
-        guard link.isOpen, peers.peer(of: link) != nil else { return false }
-        switch decision {
+    func carryOut(_ answer: Invitations.Answer, on link: Link) {
+        switch answer {
         case .accept:
-            guard let peer = link.peerID, admission.hasSeat(seatsTaken: seatsTaken(besides: peer)) else {
-                refuse(link, hello: link.hello, reason: .full, "the session is full (\(configuration.maxPeers) peers)")
-                return true
-            }
-            accept(link)
+            perform(link.step { $0.accept(token: links.newToken()) }, on: link)
+        case .refuse(let reason, let detail):
+            refuse(link, hello: link.hello, reason: reason, detail)
         case .decline(let reason):
             logger.debug("declining \(link.hello?.displayName ?? "a peer"): \(reason)")
-            events.yield(.declined(link.peerID, address: link.remoteDescription, reason: reason))
             perform(link.step { $0.decline(reason) }, on: link)
+        case .drop(let reason):
+            drop(link, reason)
         }
-        return true
-    }
-
-    func accept(_ link: Link) {
-        perform(link.step { $0.accept(token: links.newToken()) }, on: link)
     }
 
     /// The peer declined on `link`: a duplicate on its path is no news; the rest ends the application's invitation,
@@ -96,14 +60,7 @@ extension SessionCore {
         guard timeout > .zero else {
             return loop.makeFailedFuture(SessionError(.invalidArgument, "an invitation's timeout must be positive"))
         }
-        guard let peer = peers[id], id != localPeer else {
-            let known = peers.all.map { "\($0.name.isEmpty ? "?" : $0.name) (\($0.id))" }.sorted()
-            return loop.makeFailedFuture(
-                SessionError(
-                    .noSuchPeer,
-                    "\(id) is not known (discover it, or connect to its address); known: "
-                        + (known.isEmpty ? "none" : known.joined(separator: ", "))))
-        }
+        guard let peer = peers[id], id != localPeer else { return loop.makeFailedFuture(peers.unknownPeer(id)) }
         if peer.isConnected { return loop.makeSucceededVoidFuture() }
         let promise = loop.makePromise(of: Void.self)
         let bound = NIOLoopBound(self, eventLoop: loop)

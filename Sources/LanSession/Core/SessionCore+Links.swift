@@ -6,23 +6,6 @@ import WireCodec
 /// have not proved themselves, the hello checked (``Admission``), the Noise handshake (``SessionCore+Trust``), the
 /// link made one of its peer's.
 extension SessionCore: LinkEvents {
-    /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
-    func setUpStream(
-        _ channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
-        for intendedPeer: PeerID?
-    ) -> EventLoopFuture<Void> {
-        channel.eventLoop.makeCompletedFuture {
-            let security =
-                configuration.isEncrypted
-                ? LinkSecurity(role: role, identity: configuration.identity, psk: psk) : nil
-            if let security { try channel.pipeline.syncOperations.addHandler(LinkSealingHandler(security: security)) }
-            try channel.pipeline.syncOperations.addHandler(
-                LinkHandler(
-                    core: self, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
-                    security: security))
-        }
-    }
-
     /// A link's channel became active: it is the session's from now on, and says hello (unless a cap refuses it).
     func linkOpened(
         channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
@@ -35,7 +18,7 @@ extension SessionCore: LinkEvents {
             channel: channel, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
             liveness: liveness, security: security)
         links.add(link)
-        guard runState == .running else {
+        guard isRunningNow else {
             perform(link.step { $0.drop("session is not running") }, on: link)
             return link
         }
@@ -74,24 +57,6 @@ extension SessionCore: LinkEvents {
         if NoticeThrottle.isReported(links.exhaustedAccepts) { events.yield(.notice(notice)) }
         guard let oldest else { return }
         perform(oldest.step { $0.drop("out of descriptors: the oldest unproven connection goes") }, on: oldest)
-    }
-
-    /// The hello for `link`: what it supports, and whether its handshake follows (with the pre-shared key or not).
-    func localHello(for link: Link) -> Hello {
-        var capabilities: Capabilities = [.resume, .appMessages]
-        let datagramChannel = datagrams.channel
-        if datagramChannel != nil { capabilities.insert(.datagrams) }
-        let port = sockets.port
-        var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
-        if link.security != nil {
-            capabilities.insert(.encryption)
-            if psk != nil { capabilities.insert(.preSharedKey) }
-            extensions.append(NoiseCipher.helloExtension(offering: configuration.ciphers))
-        }
-        return Hello(
-            peerID: localPeer, incarnation: incarnation, capabilities: capabilities,
-            datagramPort: datagramChannel != nil ? UInt16(port) : 0, displayName: configuration.displayName,
-            sessionName: configuration.sessionName, extensions: extensions)
     }
 
     /// A link's pipeline failed: a malformed frame or a sealed record refused closes that link only, and is told.
@@ -134,7 +99,7 @@ extension SessionCore: LinkEvents {
             if let endpoint = link.endpoint { dialler.forgetEndpoint(endpoint) }
             perform(link.step { $0.drop("this is ourselves") }, on: link)
         case .handshake:
-            beginHandshake(hello, on: link)
+            trust.beginHandshake(hello, on: link)
         case .admit:
             admit(hello, on: link)
         }

@@ -24,16 +24,8 @@ extension SessionCore {
     /// Leader: keeps the best path active, switching when the active one died or went silent, or when a clearly
     /// better one has proved itself.
     func choosePath(for peer: PeerRecord, now: NIODeadline = .now()) {
-        guard isLeader(of: peer), runState == .running else { return }
-        let candidates = peer.handshakenLinks.map { link in
-            PathSelector.Candidate(
-                id: ObjectIdentifier(link), transport: link.transport.name, rtt: link.rtt.smoothed,
-                readySince: link.readySince ?? now, lastReceived: link.liveness.lastReceived)
-        }
-        let current = peer.active.map(ObjectIdentifier.init)
-        guard case .activate(let id) = pathSelector.decide(active: current, candidates: candidates, now: now),
-            let chosen = peer.links[id]
-        else { return }
+        guard isLeader(of: peer), isRunningNow else { return }
+        guard let chosen = peers.pathToActivate(for: peer, now: now) else { return }
         if let previous = peer.active, previous !== chosen {
             logger.debug(
                 "\(peer.name): moving traffic from \(previous.path) to \(chosen.path)",
@@ -143,7 +135,7 @@ extension SessionCore {
     /// Leaves `id`: says bye on each of its links, stops redialling it, ends the streams with it. It comes back when
     /// it shows up anew (a new discovery record) or is connected to again.
     func disconnect(_ id: PeerID) throws(SessionError) {
-        guard let peer = peers[id] else { throw noSuchMember(id) }
+        guard let peer = peers[id] else { throw peers.noSuchMember(id) }
         peer.leave(.disconnected)
         dialler.stopDialling(id)
         for link in Array(peer.links.values) where link.isOpen {
@@ -153,13 +145,27 @@ extension SessionCore {
         publishState(of: peer)
     }
 
+    /// Fails what waits for members away longer than the delivery timeout (see
+    /// ``SessionConfiguration/deliveryTimeout``); what the application hands them later fails by the next tick.
+    func expireDeliveries(now: NIODeadline) {
+        guard let timeout = configuration.deliveryTimeout?.timeAmount else { return }
+        for peer in peers.all {
+            guard let away = peer.away(at: now), away >= timeout else { continue }
+            let seconds = Double(away.nanoseconds) / 1e9
+            streams.peerAway(
+                peer.id,
+                reason: "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) has been away for \(Int(seconds)) s "
+                    + "(the delivery timeout is \(Int(Double(timeout.nanoseconds) / 1e9)) s)")
+        }
+    }
+
     // MARK: - Closing
 
     /// The channel of `link` closed: forget it, and settle its peer — another path takes over, or the peer is lost.
     func linkClosed(_ link: Link) {
         links.remove(link)
         link.step { $0.channelClosed() }
-        guard runState == .running else { return }  // stopping: peers were told bye
+        guard isRunningNow else { return }  // stopping: peers were told bye
         trust.linkClosed(link)
         if let endpoint = link.endpoint {
             dialler.linkClosed(dialling: endpoint, intended: link.intendedPeer, helloReceived: link.peerID != nil)

@@ -7,12 +7,12 @@ extension SessionCore {
     /// An application's `data` message read on `link`: to the subscribers, in this read's batch, when the link is
     /// the peer's active one (the common case, with no action list); as any other message otherwise.
     func receivedData(_ payload: ByteBuffer, on link: Link) {
-        guard link.isOpen, runState == .running else { return }
+        guard link.isOpen, isRunningNow else { return }
         link.received(at: .now())
         guard link.machine.isActive, let peer = peers.peer(of: link), peer.active === link else {
             return perform(link.step { $0.received(.data(Array(payload.readableBytesView))) }, on: link)
         }
-        receivedSequenced(from: peer, payloadBytes: payload.readableBytes)
+        peer.receivedSequenced(payloadBytes: payload.readableBytes)
         events.yieldData(payload, from: peer.id, reliable: true)
     }
 
@@ -51,7 +51,7 @@ extension SessionCore {
             case .data(let bytes): payloadBytes = bytes.count
             default: payloadBytes = 0
             }
-            receivedSequenced(from: peer, payloadBytes: payloadBytes)
+            peer.receivedSequenced(payloadBytes: payloadBytes)  // acknowledged at the read's end, or by the tick
             do throws(WireError) {
                 try handleCommand(message, from: peer, reliably: true)
             } catch {
@@ -60,11 +60,6 @@ extension SessionCore {
                 close(link, reason: "malformed \(message.kind)")
             }
         }
-    }
-
-    /// Counts a sequenced message from `peer`; the read's end acknowledges it (``endOfRead(on:)``), or the tick.
-    private func receivedSequenced(from peer: PeerRecord, payloadBytes: Int) {
-        peer.receivedSequenced(payloadBytes: payloadBytes)
     }
 
     /// Acknowledges everything received from `peer`.

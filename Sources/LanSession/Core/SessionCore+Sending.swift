@@ -3,53 +3,29 @@ import WireCodec
 
 /// What goes to peers: sequenced messages on the reliable channel, unreliable ones, the application's data and pings.
 extension SessionCore {
-    /// Sends a sequenced message to `peer`: numbered, kept for resending, written if its active link carries data.
-    /// A state message is refused while the peer's replay buffer is full (see ``ReliableChannel/Content``); the
-    /// applications send their state again once there is room.
-    ///
-    /// The hot path: the frame is encoded once, straight into the peer's replay buffer, and the link writes a slice
-    /// of it; in the steady state nothing is allocated and nothing leaves the event loop.
+    /// Sends a sequenced message to `peer` (``LinkWriter/sendSequenced(_:to:as:)``); a refused one is told once per
+    /// refusal.
     func sendSequenced(_ message: Message, to peer: PeerRecord, as content: ReliableChannel.Content) {
-        let frame: ByteBuffer?
-        let refusing = peer.reliable.mustResynchronise
-        do {
-            frame = try peer.withReliable { try $0.send(message, as: content) }
-        } catch {
-            logger.debug("cannot encode \(message.kind): \(error)")
-            return
-        }
-        guard let frame else {
-            guard !refusing else { return }  // told once per refusal
+        switch writer.sendSequenced(message, to: peer, as: content) {
+        case .sent, .refused(firstRefusal: false):
+            break
+        case .unencodable:
+            logger.debug("cannot encode \(message.kind)")
+        case .refused(firstRefusal: true):
             let notice = SessionNotice.replayBufferOverflowed(peer.id, name: peer.name)
             logger.debug(
                 "\(notice)", metadata: ["peer": "\(peer.id)", "unacknowledged": "\(peer.reliable.replayBytes)"])
             if events.countNotice(.replayOverflow).report { events.yield(.notice(notice)) }
-            return
         }
-        write(.encoded(frame), to: peer)
     }
 
-    /// Sends an application's `data` payload to `peer` on the reliable channel: numbered and kept for resending as
-    /// the buffer it is (no copy), and written with its frame's header in front.
+    /// Sends an application's `data` payload to `peer` on the reliable channel.
     func sendSequencedData(_ payload: ByteBuffer, to peer: PeerRecord) {
         do {
-            try peer.withReliable { try $0.sendData(payload) }
+            try writer.sendSequencedData(payload, to: peer)
         } catch {
             logger.debug("cannot send data: \(error)")
-            return
         }
-        write(.data(payload), to: peer)
-    }
-
-    /// Writes a numbered frame if `peer`'s active link carries data; otherwise it waits in the replay buffer.
-    private func write(_ frame: SequencedFrame, to peer: PeerRecord) {
-        guard let link = peer.dataLink else { return }
-        link.sent(at: .now())
-        switch frame {
-        case .encoded(let bytes): writer.writeSoon(bytes, on: link)
-        case .data(let payload): writer.writeSoon(data: payload, on: link)
-        }
-        peer.withReliable { $0.wroteAll() }
     }
 
     /// Room came back on `peer`'s reliable channel (acknowledgements, a resume): waiting payloads go, and when state
@@ -89,9 +65,7 @@ extension SessionCore {
         // Every named peer is checked before anything goes. The targets are visited in place, not gathered in a new
         // array: one allocation less per call.
         if let ids {
-            for id in ids {
-                guard let peer = peers[id], peer.isMember else { throw noSuchMember(id) }
-            }
+            for id in ids { _ = try peers.member(id) }
         }
         func forEachTarget(_ body: (PeerRecord) -> Void) {
             guard let ids else { return peers.members.forEach(body) }
@@ -117,19 +91,12 @@ extension SessionCore {
         return EventLoopFuture.andAllSucceed([waiting] + alsoWaiting, on: loop)
     }
 
-    func noSuchMember(_ id: PeerID) -> SessionError {
-        let known = peers.members.map { "\($0.name.isEmpty ? "?" : $0.name) (\($0.id))" }.sorted()
-        return SessionError(
-            .noSuchPeer,
-            "\(id) is not a member of the session; members: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
-    }
-
     /// Opens a stream to a member (see ``StreamMultiplexer/open(to:kind:name:size:resumeKey:onProgress:)``).
     func openStream(
         to id: PeerID, kind: StreamKind, name: String, size: UInt64, resumeKey: [UInt8],
         onProgress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> EventLoopFuture<(UInt32, UInt64)> {
-        guard let peer = peers[id], peer.isMember else { return loop.makeFailedFuture(noSuchMember(id)) }
+        guard peers[id]?.isMember == true else { return loop.makeFailedFuture(peers.noSuchMember(id)) }
         return streams.open(
             to: id, kind: kind, name: name, size: size, resumeKey: resumeKey, onProgress: onProgress)
     }
@@ -148,12 +115,7 @@ extension SessionCore {
         guard let peer = peers[id], peer.isConnected else {
             return loop.makeFailedFuture(SessionError(.noSuchPeer, "\(id) is not connected"))
         }
-        // The active link unless a transport is named (no array per ping on that path).
-        let chosen =
-            transport == nil
-            ? peer.dataLink ?? peer.handshakenLinks.first
-            : ([peer.dataLink].compactMap { $0 } + peer.handshakenLinks).first { $0.transport.name == transport }
-        guard let link = chosen else {
+        guard let link = peer.pingLink(on: transport) else {
             let have = Set(peer.handshakenLinks.map(\.transport.name)).sorted().joined(separator: ", ")
             return loop.makeFailedFuture(
                 SessionError(.noSuchPeer, "\(peer.name) has no \(transport ?? "") link (it has: \(have))"))
@@ -179,25 +141,14 @@ extension SessionCore {
     // MARK: - Publishing
 
     func info(of peer: PeerRecord) -> PeerInfo {
-        let ordered = peer.links.values.filter { $0 !== peer.active }.sorted {
-            $0.remoteDescription < $1.remoteDescription
-        }
-        let links = (peer.active.map { [$0] } ?? []) + ordered
-        let endpoints = dialler.endpoints(of: peer.id)
-        return PeerInfo(
-            peerID: peer.id, name: peer.name, state: peer.state,
-            transport: peer.active?.transport.name ?? transports[0].name,
-            address: peer.active?.remoteDescription ?? endpoints.first?.description,
-            links: links.map(\.info), endpoints: endpoints,
-            rttMicros: peer.rtt.smoothed.map { Int($0.nanoseconds / 1000) }, unreliable: datagrams.route(of: peer.id),
-            encrypted: peer.active?.security?.isEstablished ?? false, cipher: peer.active?.security?.cipher,
-            fingerprint: peer.publicKey.map(PeerID.fingerprint(of:)), trust: peer.trust)
+        PeerInfo(
+            peer, endpoints: dialler.endpoints(of: peer.id), unreliable: datagrams.route(of: peer.id),
+            transport: transports[0].name)
     }
 
     func publishState(of peer: PeerRecord) {
         events.yield(.peerState(info(of: peer)))
-        guard let connection = peer.connectionStateToPublish() else { return }
-        peerStateChanges.changed()
+        guard let connection = peers.connectionChange(of: peer) else { return }
         events.yield(.peerChanged(peer.id, connection))
     }
 

@@ -4,33 +4,9 @@ import WireCodec
 /// What ``Session`` asks of the core: snapshots and actions, each one call on the loop. What concerns one component
 /// only (the listening endpoints, static endpoints, invitations waiting, trust) `Session` asks that component.
 extension SessionCore {
-    /// Starts the session unless it started already.
-    func startIfIdle() -> EventLoopFuture<Void> {
-        runState == .idle ? start().map { _ in } : loop.makeSucceededVoidFuture()
-    }
-
     /// Every peer the session knows, by peer id.
     func peerInfos() -> [PeerInfo] {
         peers.all.map { info(of: $0) }.sorted { $0.peerID < $1.peerID }
-    }
-
-    /// Where each peer stands.
-    func peerStates() -> [PeerID: PeerState] {
-        var states: [PeerID: PeerState] = [:]
-        for peer in peers.all { states[peer.id] = peer.state }
-        return states
-    }
-
-    /// Where `id` stands for applications.
-    func connectionState(of id: PeerID) throws(SessionError) -> PeerConnectionState {
-        guard let peer = peers[id] else { throw noSuchMember(id) }
-        return peer.connectionState
-    }
-
-    func securityStatistics() -> SecurityStatistics {
-        SecurityStatistics(
-            encrypted: configuration.isEncrypted, failedHandshakes: admission.failedHandshakes,
-            droppedDatagrams: datagrams.dropped, refusedConnections: links.refusedUnproven)
     }
 
     /// Closes `peer`'s active link abruptly.

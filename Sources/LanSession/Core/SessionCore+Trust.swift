@@ -2,64 +2,9 @@ import LinkCrypto
 import NIOCore
 import WireCodec
 
-/// The Noise handshake carried out: who a completed handshake proved, then whether that device gets in
-/// (``TrustKeeper``), whose decisions the core carries out on links and peers.
+/// The ``TrustKeeper``'s decisions (the Noise handshake's steps, who gets in, pairings, removals) carried out on links
+/// and peers.
 extension SessionCore {
-    // MARK: - The handshake
-
-    /// The hello is acceptable: the Noise handshake starts (the dialer writes message 1).
-    func beginHandshake(_ hello: Hello, on link: Link) {
-        guard let security = link.security else {
-            return perform(link.step { $0.drop("encryption but no security on the link") }, on: link)
-        }
-        link.step { $0.handshake() }
-        do {
-            if let first = try security.begin(remoteHello: hello) { writer.write(.noise(first), on: link) }
-        } catch {
-            handshakeFailed()
-            refuse(link, hello: hello, reason: .authenticationFailed, "\(error)")
-        }
-    }
-
-    /// A Noise message arrived: read, answered, and when the handshake is complete for this side, the device it
-    /// proved is checked.
-    func handshakeMessage(_ bytes: [UInt8], on link: Link) {
-        guard let security = link.security, let hello = link.hello else {
-            return perform(link.step { $0.drop("a handshake message without a handshake") }, on: link)
-        }
-        let payload = HandshakePayload(
-            signingKey: configuration.identity.signingPublicKey, statements: trust.introductionsOfMe)
-        let reply: [UInt8]?
-        do {
-            reply = try security.read(bytes) { () throws(WireError) in try payload.encoded() }
-        } catch {
-            handshakeFailed()
-            authenticationRefused(link, "it claims to be \(hello.peerID): \(error)")
-            return perform(link.step { $0.drop("handshake failed") }, on: link)
-        }
-        if let reply { writer.write(.noise(reply), on: link) }
-        guard security.isEstablished else { return }
-        writer.writePending(of: link)  // this side's last handshake message goes in clear
-        security.startSealing()
-        handshakeCompleted(hello, on: link)
-    }
-
-    /// The handshake proved the peer's static key: it must be the key of the peer id its hello claims; then the
-    /// trust component decides.
-    private func handshakeCompleted(_ hello: Hello, on link: Link) {
-        guard let security = link.security, let key = security.remoteKey, let payload = security.remotePayload else {
-            return perform(link.step { $0.drop("a handshake without the peer's key") }, on: link)
-        }
-        guard PeerID(publicKey: key) == hello.peerID else {
-            handshakeFailed()
-            authenticationRefused(
-                link, "it claims to be \(hello.peerID), its key is \(PeerID(publicKey: key))'s")
-            return perform(link.step { $0.refuse(.authenticationFailed, "a peer id that is not its key's") }, on: link)
-        }
-        link.proved(publicKey: key)
-        trust.handshakeCompleted(hello, on: link, publicKey: key, payload: payload)
-    }
-
     /// Sends this device's statements on `link` (a member's, handshaken).
     func sendTrust(on link: Link) {
         for message in trust.statementMessages { writer.write(message, on: link) }
@@ -69,6 +14,14 @@ extension SessionCore {
 extension SessionCore: TrustKeeperDelegate {
     func write(_ message: Message, on link: Link) {
         writer.write(message, on: link)
+    }
+
+    func writePending(of link: Link) {
+        writer.writePending(of: link)
+    }
+
+    func drop(_ link: Link, _ reason: String) {
+        perform(link.step { $0.drop(reason) }, on: link)
     }
 
     func refuseUntrusted(_ link: Link, _ detail: String) {

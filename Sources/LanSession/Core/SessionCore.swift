@@ -10,13 +10,16 @@ import WireCodec
 /// session's state without a thread hop or a lock. Public calls reach it through ``Session``, one hop per call. The
 /// state lives in components, each with storage of its own; none reads another's, the core carries what one says to
 /// another:
-/// - ``LinkTable`` (open links, datagram tokens, caps on unproven links) and ``LinkWriter`` (bursts of writes); each
-///   link's protocol is a ``LinkStateMachine``, whose actions the core carries out;
+/// - ``LinkTable`` (open links, datagram tokens, caps on unproven links) and ``LinkWriter`` (bursts of writes, a
+///   peer's sequenced messages numbered and written); each link's protocol is a ``LinkStateMachine``, whose actions
+///   the core carries out;
 /// - ``Admission``: who gets past the handshake (a plain value);
-/// - ``PeerTable``: per peer its links, the active one (``PathSelector`` chooses), the ``ReliableChannel``;
+/// - ``PeerTable``: per peer its links, the active one (its ``PathSelector`` chooses), the ``ReliableChannel``;
 /// - ``Dialler``: where peers are (static, discovered, proven) and the dials to them;
-/// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways;
-/// - ``TrustKeeper``: the trusted devices, the pairings under way, strangers' links (admission `paired`);
+/// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways, weighed as the admission
+///   says;
+/// - ``TrustKeeper``: the Noise handshake's steps, the trusted devices, the pairings under way, strangers' links
+///   (admission `paired`);
 /// - ``DatagramRouter``: the unreliable channel; ``Pings``: the clock of pings, the application's pings;
 /// - ``StreamMultiplexer``: data, streams and resources (into the ``Inbox``);
 /// - ``ApplicationRouter``: the applications it carries, which it does not know beyond their message kinds.
@@ -34,22 +37,19 @@ final class SessionCore {
     let logger: Logger
     let events: SessionEventQueue
     /// Random per start: tells peers that our sequence numbers start over.
-    let incarnation = UInt64.random(in: 1...UInt64.max)
-    let pathSelector: PathSelector
+    private let incarnation = UInt64.random(in: 1...UInt64.max)
     /// The session's pre-shared key as the handshake uses it (admission `secret`); nil otherwise.
-    let psk: SessionSecret?
-    /// Counts peers' connection state changes for readers off the loop (discovery's resolve schedule).
-    let peerStateChanges = PeerStateChanges()
+    private let psk: SessionSecret?
     /// The session this core belongs to, for the handles its events carry.
-    private(set) weak var owner: Session?
+    private weak var owner: Session?
 
-    private(set) var runState = RunState.idle
+    private var runState = RunState.idle
     private var ticker: RepeatedTask?
     /// Removes partial files of abandoned transfers from the inbox, hourly.
     private var sweeper: RepeatedTask?
 
     // The components.
-    private(set) var admission: Admission
+    private var admission: Admission
     let links: LinkTable
     let writer: LinkWriter
     let peers: PeerTable
@@ -65,7 +65,7 @@ final class SessionCore {
 
     init(
         configuration: SessionConfiguration, trusted: TrustedDevices, loop: any EventLoop, transports: [any Transport],
-        logger: Logger, events: EventFanout<SessionEvent>
+        logger: Logger, events: EventFanout<SessionEvent>, stateChanges: PeerStateChanges = PeerStateChanges()
     ) {
         self.configuration = configuration
         self.loop = loop
@@ -76,25 +76,27 @@ final class SessionCore {
             try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
         }
         trust = TrustKeeper(
-            admission: configuration.admission, localPeer: configuration.peerID, trusted: trusted,
+            admission: configuration.admission, identity: configuration.identity, trusted: trusted,
             store: configuration.trustedDevicesFile.map { TrustStore(path: $0) }, logger: logger)
-        self.pathSelector = PathSelector(
-            priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
-            hysteresis: configuration.pathHysteresis.timeAmount)
-        admission = Admission(configuration: configuration)
+        let admission = Admission(configuration: configuration)
+        self.admission = admission
         links = LinkTable(
             maxUnproven: configuration.maxUnprovenLinks,
             maxUnprovenPerAddress: configuration.maxUnprovenLinksPerAddress)
         writer = LinkWriter(loop: loop, logger: logger)
         peers = PeerTable(
             replayBufferMessages: configuration.replayBufferMessages,
-            replayBufferBytes: configuration.replayBufferBytes)
+            replayBufferBytes: configuration.replayBufferBytes,
+            pathSelector: PathSelector(
+                priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
+                hysteresis: configuration.pathHysteresis.timeAmount),
+            stateChanges: stateChanges)
         dialler = Dialler(
             loop: loop, logger: logger, localPeer: configuration.peerID,
             initialDelay: configuration.reconnectInitialDelay, maximumDelay: configuration.reconnectMaximumDelay,
             standbyMaximumDelay: configuration.standbyRedialMaximumDelay)
         gossip = MembersGossip(interval: configuration.membersExchangeInterval.timeAmount, now: .now())
-        invitations = Invitations(loop: loop)
+        invitations = Invitations(loop: loop, admission: admission)
         let pings = Pings(loop: loop)
         self.pings = pings
         datagrams = DatagramRouter(
@@ -113,17 +115,25 @@ final class SessionCore {
         streams.delegate = self
         sockets.delegate = self
         trust.delegate = self
+        invitations.delegate = self
     }
 
     var localPeer: PeerID { configuration.peerID }
 
-    func transport(named name: String) -> (any Transport)? {
-        transports.first { $0.name == name }
-    }
-
     /// The session this core belongs to, once it is made.
     func owned(by session: Session?) {
         owner = session
+    }
+
+    /// Whether the session runs now (started, not stopping).
+    var isRunningNow: Bool { runState == .running }
+
+    /// Whether the session has not stopped (for the applications).
+    var isRunning: Bool { runState != .stopped }
+
+    /// Starts the session unless it started already.
+    func startIfIdle() -> EventLoopFuture<Void> {
+        runState == .idle ? start().map { _ in } : loop.makeSucceededVoidFuture()
     }
 
     /// Runs without opening the sockets: a core on an embedded loop, whose links a test makes itself.
@@ -145,9 +155,21 @@ final class SessionCore {
         admission.check(hello)
     }
 
-    /// A handshake failed: counted in the security statistics.
-    func handshakeFailed() {
+    func securityStatistics() -> SecurityStatistics {
+        SecurityStatistics(
+            encrypted: configuration.isEncrypted, failedHandshakes: admission.failedHandshakes,
+            droppedDatagrams: datagrams.dropped, refusedConnections: links.refusedUnproven)
+    }
+
+    /// A link's Noise handshake failed (``TrustKeeperDelegate``): counted in the security statistics, told (rate
+    /// limited), and the link refused or dropped.
+    func handshakeFailed(_ link: Link, _ detail: String, refusal: String?) {
         admission.handshakeFailed()
+        authenticationRefused(link, detail)
+        let actions = link.step { machine in
+            refusal.map { machine.refuse(.authenticationFailed, $0) } ?? machine.drop("handshake failed")
+        }
+        perform(actions, on: link)
     }
 
     /// The members changed (one connected, or one lost): the applications hear it, and every peer gets `members`
@@ -242,20 +264,6 @@ final class SessionCore {
         }
     }
 
-    /// Fails what waits for members away longer than the delivery timeout (see
-    /// ``SessionConfiguration/deliveryTimeout``); what the application hands them later fails by the next tick.
-    func expireDeliveries(now: NIODeadline) {
-        guard let timeout = configuration.deliveryTimeout?.timeAmount else { return }
-        for peer in peers.all {
-            guard let away = peer.away(at: now), away >= timeout else { continue }
-            let seconds = Double(away.nanoseconds) / 1e9
-            streams.peerAway(
-                peer.id,
-                reason: "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) has been away for \(Int(seconds)) s "
-                    + "(the delivery timeout is \(Int(Double(timeout.nanoseconds) / 1e9)) s)")
-        }
-    }
-
     /// A link's deadlines and heartbeats: a handshake that takes too long, a link gone silent, a heartbeat due.
     private func tick(_ link: Link, now: NIODeadline) {
         guard link.machine.isHandshaken else {
@@ -283,6 +291,49 @@ final class SessionCore {
         }
     }
 
+    // MARK: - Links: the pipeline, the hello
+
+    /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
+    func setUpStream(
+        _ channel: any Channel, role: LinkStateMachine.Role, transport: any Transport, endpoint: Endpoint?,
+        for intendedPeer: PeerID?
+    ) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
+            let security =
+                configuration.isEncrypted
+                ? LinkSecurity(role: role, identity: configuration.identity, psk: psk) : nil
+            if let security { try channel.pipeline.syncOperations.addHandler(LinkSealingHandler(security: security)) }
+            try channel.pipeline.syncOperations.addHandler(
+                LinkHandler(
+                    core: self, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
+                    security: security))
+        }
+    }
+
+    /// The hello for `link`: what it supports, and whether its handshake follows (with the pre-shared key or not).
+    func localHello(for link: Link) -> Hello {
+        var capabilities: Capabilities = [.resume, .appMessages]
+        let datagramChannel = datagrams.channel
+        if datagramChannel != nil { capabilities.insert(.datagrams) }
+        let port = sockets.port
+        var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
+        if link.security != nil {
+            capabilities.insert(.encryption)
+            if psk != nil { capabilities.insert(.preSharedKey) }
+            extensions.append(NoiseCipher.helloExtension(offering: configuration.ciphers))
+        }
+        return Hello(
+            peerID: localPeer, incarnation: incarnation, capabilities: capabilities,
+            datagramPort: datagramChannel != nil ? UInt16(port) : 0, displayName: configuration.displayName,
+            sessionName: configuration.sessionName, extensions: extensions)
+    }
+
+    /// A peer opened a byte stream: to the subscribers, with a handle of this session's.
+    func byteStreamOpened(from peer: PeerID, name: String, id: UInt32) {
+        guard let owner else { return }
+        events.yield(.streamOpened(IncomingByteStream(peer: peer, name: name, id: id, session: owner)))
+    }
+
     // MARK: - Routing
 
     /// A message arrived on `link`.
@@ -306,11 +357,11 @@ final class SessionCore {
             case .identify(let hello):
                 identify(hello, on: link)
             case .handshakeMessage(let bytes):
-                handshakeMessage(bytes, on: link)
+                trust.handshakeMessage(bytes, on: link)
             case .pairing(let step):
                 trust.receivedPairing(step, on: link)
             case .consider(let invitation):
-                consider(invitation, on: link)
+                invitations.consider(invitation, on: link)
             case .ready(let token):
                 linkReady(link, token: token)
             case .activatedByPeer(let resume):

@@ -173,7 +173,7 @@ extension Session {
 extension Session {
     /// Where `peer` stands now.
     public func connectionState(of peer: PeerID) async throws(SessionError) -> PeerConnectionState {
-        try await call { core throws(SessionError) in try core.connectionState(of: peer) }
+        try await call { core throws(SessionError) in try core.peers.connectionState(of: peer) }
     }
 
     /// The states `peer` goes through from now on (``SessionEvent/peerChanged(_:_:)`` for that peer only), for one

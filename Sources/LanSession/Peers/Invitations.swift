@@ -1,10 +1,43 @@
 import NIOCore
 import WireCodec
 
-/// Invitations both ways: those peers sent this one that wait for the application's answer (with
-/// ``InvitationPolicy/ask``), and those the application sent (``Session/invite(_:context:timeout:)``) that wait for the
-/// peer's. Each has a deadline on the session's loop; what happens at it is the delegate's.
+/// What the invitations ask of the session: who invites on a link, and their answer carried out on it.
+protocol InvitationsDelegate: AnyObject {
+    /// The peer on `link` (one of its links, its hello admitted), as the admission weighs it; nil when there is none.
+    func invitee(on link: Link) -> Invitations.Invitee?
+    /// Carries out `answer` on `link`.
+    func carryOut(_ answer: Invitations.Answer, on link: Link)
+    /// Tells the subscribers.
+    func emit(_ event: SessionEvent)
+}
+
+/// Invitations both ways: those peers sent this one, weighed as the ``Admission`` says, some waiting for the
+/// application's answer (with ``InvitationPolicy/ask``), and those the application sent
+/// (``Session/invite(_:context:timeout:)``) that wait for the peer's. Each has a deadline on the session's loop; what
+/// happens at an application's invitation's deadline is the caller's.
 final class Invitations {
+    /// Who invites on a link, as the admission weighs it.
+    struct Invitee {
+        var peer: PeerID
+        var name: String
+        /// Connected now or before: a member coming back is not asked again.
+        var isMember: Bool
+        /// Members besides it, and peers accepted whose link is not active yet (docs/wire-format.md, section 11.2),
+        /// so that two invitations at once do not both take the last seat.
+        var seatsTaken: Int
+    }
+
+    /// What the session does on an invitation's link.
+    enum Answer: Equatable {
+        case accept
+        /// Refuse during the handshake, telling the peer `reason`.
+        case refuse(DeclineReason, String)
+        /// Decline, as the application decided.
+        case decline(DeclineReason)
+        /// Close without a word.
+        case drop(String)
+    }
+
     /// An invitation a peer sent on `link`, waiting for the application's answer.
     struct Incoming {
         let link: Link
@@ -21,15 +54,63 @@ final class Invitations {
     }
 
     private let loop: any EventLoop
+    /// The admission's rules for invitations (the policy, the seats).
+    private let admission: Admission
     private var incoming: [UInt64: Incoming] = [:]
     private var nextID: UInt64 = 1
     private var outgoing: [PeerID: Outgoing] = [:]
 
-    init(loop: any EventLoop) {
+    weak var delegate: (any InvitationsDelegate)?
+
+    init(loop: any EventLoop, admission: Admission) {
         self.loop = loop
+        self.admission = admission
     }
 
     // MARK: - From peers
+
+    /// The dialer's invitation arrived on `link` (this side accepts links): accepted, refused as full, or kept for the
+    /// application's answer, as the admission says.
+    func consider(_ invitation: Invitation, on link: Link) {
+        guard let invitee = delegate?.invitee(on: link) else {
+            delegate?.carryOut(.drop("invitation from nobody"), on: link)
+            return
+        }
+        switch admission.consider(invitation, isMember: invitee.isMember, seatsTaken: invitee.seatsTaken) {
+        case .accept:
+            delegate?.carryOut(.accept, on: link)
+        case .full(let detail):
+            delegate?.carryOut(.refuse(.full, detail), on: link)
+        case .ask(let wait):
+            let request = ask(
+                link: link, peer: invitee.peer, name: invitee.name, context: invitation.context, wait: wait
+            ) { [weak self] id in
+                self?.answer(id, decision: .decline(.timedOut))
+            }
+            delegate?.emit(.invitation(request))
+        }
+    }
+
+    /// The application answers the invitation `id`; false when there is no such invitation (answered, timed out, or
+    /// gone).
+    @discardableResult
+    func answer(_ id: UInt64, decision: InvitationDecision) -> Bool {
+        guard let pending = take(id) else { return false }
+        let link = pending.link
+        guard link.isOpen, let invitee = delegate?.invitee(on: link) else { return false }
+        switch decision {
+        case .accept:
+            guard admission.hasSeat(seatsTaken: invitee.seatsTaken) else {
+                delegate?.carryOut(.refuse(.full, "the session is full (\(admission.maxPeers) peers)"), on: link)
+                return true
+            }
+            delegate?.carryOut(.accept, on: link)
+        case .decline(let reason):
+            delegate?.emit(.declined(link.peerID, address: link.remoteDescription, reason: reason))
+            delegate?.carryOut(.decline(reason), on: link)
+        }
+        return true
+    }
 
     /// Keeps an invitation from `peer` on `link` for the application's answer; `expire` runs with its id if it is
     /// still unanswered after `wait`.

@@ -68,6 +68,13 @@ final class PeerRecord {
         links.values.first { $0 !== link && $0.path == path && $0.isOpen }
     }
 
+    /// The link a ping goes on: its link of `transport` (any handshaken one, active or standby), or its active link
+    /// (no array per ping on that path).
+    func pingLink(on transport: String?) -> Link? {
+        guard let transport else { return dataLink ?? handshakenLinks.first }
+        return ([dataLink].compactMap { $0 } + handshakenLinks).first { $0.transport.name == transport }
+    }
+
     /// Round trips of the active link.
     var rtt: RoundTripEstimator { active?.rtt ?? RoundTripEstimator() }
 

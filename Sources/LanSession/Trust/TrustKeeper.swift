@@ -1,4 +1,5 @@
 import Foundation
+import LinkCrypto
 import Logging
 import WireCodec
 
@@ -6,6 +7,13 @@ import WireCodec
 protocol TrustKeeperDelegate: AnyObject {
     /// Writes `message` on `link`.
     func write(_ message: Message, on link: Link)
+    /// Writes what is pending on `link` now (this side's last handshake message goes in clear, before sealing starts).
+    func writePending(of link: Link)
+    /// Drops `link` without a word (a handshake out of place).
+    func drop(_ link: Link, _ reason: String)
+    /// The Noise handshake on `link` failed: counted, told to the subscribers as `detail` (rate-limited), and the
+    /// link refused with `refusal` as the reason it is told, or dropped without a word when nil.
+    func handshakeFailed(_ link: Link, _ detail: String, refusal: String?)
     /// Refuses the device on `link` as not trusted, telling it why.
     func refuseUntrusted(_ link: Link, _ detail: String)
     /// The device on `link` is trusted: the link goes on to the invitation, if still open.
@@ -30,6 +38,8 @@ protocol TrustKeeperDelegate: AnyObject {
 final class TrustKeeper {
     private let admission: AdmissionMode
     private let localPeer: PeerID
+    /// This device's signing key, for its handshake payload.
+    private let signingKey: [UInt8]
     private let logger: Logger
     /// Where the trusted set is kept; nil: in memory only.
     private let store: TrustStore?
@@ -38,11 +48,12 @@ final class TrustKeeper {
     weak var delegate: (any TrustKeeperDelegate)?
 
     init(
-        admission: AdmissionMode, localPeer: PeerID, trusted: TrustedDevices, store: TrustStore?,
+        admission: AdmissionMode, identity: DeviceIdentity, trusted: TrustedDevices, store: TrustStore?,
         logger: Logger
     ) {
         self.admission = admission
-        self.localPeer = localPeer
+        self.localPeer = identity.peerID
+        self.signingKey = identity.signingPublicKey
         self.trusted = trusted
         self.store = store
         self.logger = logger
@@ -61,9 +72,6 @@ final class TrustKeeper {
     /// The pairings under way, by peer id.
     var requests: [PairingRequest] { pairings.requests }
 
-    /// The statements that introduce this device, for its handshake payload.
-    var introductionsOfMe: [TrustStatement] { trusted.introductionsOfMe }
-
     /// Whether `peer` is dialled only to ask it to pair (admission `paired`, not trusted): then whether this side
     /// wants to pair with it; nil for a trusted device or another admission.
     func dialsOnlyToPair(_ peer: PeerID) -> Bool? {
@@ -81,11 +89,63 @@ final class TrustKeeper {
         }
     }
 
+    // MARK: - The Noise handshake
+
+    /// The hello on `link` is acceptable: the Noise handshake starts (the dialer writes message 1).
+    func beginHandshake(_ hello: Hello, on link: Link) {
+        guard let security = link.security else {
+            delegate?.drop(link, "encryption but no security on the link")
+            return
+        }
+        link.step { $0.handshake() }
+        do {
+            if let first = try security.begin(remoteHello: hello) { delegate?.write(.noise(first), on: link) }
+        } catch {
+            delegate?.handshakeFailed(link, "\(error)", refusal: "\(error)")
+        }
+    }
+
+    /// A Noise message arrived: read, answered, and when the handshake is complete for this side, the device it
+    /// proved is checked.
+    func handshakeMessage(_ bytes: [UInt8], on link: Link) {
+        guard let security = link.security, let hello = link.hello else {
+            delegate?.drop(link, "a handshake message without a handshake")
+            return
+        }
+        let payload = HandshakePayload(signingKey: signingKey, statements: trusted.introductionsOfMe)
+        let reply: [UInt8]?
+        do {
+            reply = try security.read(bytes) { () throws(WireError) in try payload.encoded() }
+        } catch {
+            delegate?.handshakeFailed(link, "it claims to be \(hello.peerID): \(error)", refusal: nil)
+            return
+        }
+        if let reply { delegate?.write(.noise(reply), on: link) }
+        guard security.isEstablished else { return }
+        delegate?.writePending(of: link)  // this side's last handshake message goes in clear
+        security.startSealing()
+        guard let key = security.remoteKey, let remote = security.remotePayload else {
+            delegate?.drop(link, "a handshake without the peer's key")
+            return
+        }
+        // The handshake proved the peer's static key: it must be the key of the peer id its hello claims.
+        guard PeerID(publicKey: key) == hello.peerID else {
+            delegate?.handshakeFailed(
+                link, "it claims to be \(hello.peerID), its key is \(PeerID(publicKey: key))'s",
+                refusal: "a peer id that is not its key's")
+            return
+        }
+        link.proved(publicKey: key)
+        handshakeCompleted(hello, on: link, publicKey: key, payload: remote)
+    }
+
     // MARK: - The handshake's outcome
 
     /// The handshake proved the device on `link` (its key is `publicKey`, its hello `hello`): how it got in, or as a
     /// stranger that may only ask to pair.
-    func handshakeCompleted(_ hello: Hello, on link: Link, publicKey key: [UInt8], payload: HandshakePayload) {
+    private func handshakeCompleted(
+        _ hello: Hello, on link: Link, publicKey key: [UInt8], payload: HandshakePayload
+    ) {
         switch admission {
         case .open:
             link.trusted(as: .open)
