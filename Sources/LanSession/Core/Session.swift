@@ -254,7 +254,7 @@ public final class Session: Sendable {
 
     /// Closes the active link to `peer` abruptly, as a broken connection would (for tests and diagnostics).
     package func dropLink(to peer: PeerID) async throws(SessionError) {
-        try await call { $0.dropActiveLink(to: peer) }
+        try await call { $0.peers.dropActiveLink(to: peer) }
     }
 
     // MARK: - Hopping to the loop

@@ -9,8 +9,8 @@ extension SessionCore {
         switch writer.sendSequenced(message, to: peer, as: content) {
         case .sent, .refused(firstRefusal: false):
             break
-        case .unencodable:
-            logger.debug("cannot encode \(message.kind)")
+        case .unencodable(let error):
+            logger.debug("cannot encode \(message.kind): \(error)")
         case .refused(firstRefusal: true):
             let notice = SessionNotice.replayBufferOverflowed(peer.id, name: peer.name)
             logger.debug(

@@ -9,11 +9,6 @@ extension SessionCore {
         peers.all.map { info(of: $0) }.sorted { $0.peerID < $1.peerID }
     }
 
-    /// Closes `peer`'s active link abruptly.
-    func dropActiveLink(to peer: PeerID) {
-        peers[peer]?.active?.channel.close(promise: nil)
-    }
-
     /// How each of `ids` can be reached now.
     func reach(of ids: Set<PeerID>) -> [PeerID: PeerReach] {
         var reach: [PeerID: PeerReach] = [:]

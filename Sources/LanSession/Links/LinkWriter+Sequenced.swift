@@ -5,11 +5,11 @@ import WireCodec
 /// active link carries data (otherwise they wait in the replay buffer for the next activation's resend).
 extension LinkWriter {
     /// What became of a sequenced message.
-    enum Sequenced: Equatable {
+    enum Sequenced {
         /// Numbered (and written if the active link carries data).
         case sent
         /// Not encodable: dropped.
-        case unencodable
+        case unencodable(WireError)
         /// A state message refused while the replay buffer is full; `firstRefusal` when it starts a refusal, which
         /// is told once.
         case refused(firstRefusal: Bool)
@@ -24,9 +24,11 @@ extension LinkWriter {
         let frame: ByteBuffer?
         let refusing = peer.reliable.mustResynchronise
         do {
-            frame = try peer.withReliable { try $0.send(message, as: content) }
+            frame = try peer.withReliable { (reliable: inout ReliableChannel) throws(WireError) -> ByteBuffer? in
+                try reliable.send(message, as: content)
+            }
         } catch {
-            return .unencodable
+            return .unencodable(error)
         }
         guard let frame else { return .refused(firstRefusal: !refusing) }
         writeSequenced(.encoded(frame), to: peer)

@@ -81,6 +81,11 @@ final class PeerTable {
         return connection
     }
 
+    /// Closes `id`'s active link abruptly, as a broken connection would (for tests and diagnostics).
+    func dropActiveLink(to id: PeerID) {
+        peers[id]?.active?.channel.close(promise: nil)
+    }
+
     /// Where each peer stands.
     var states: [PeerID: PeerState] {
         var states: [PeerID: PeerState] = [:]
