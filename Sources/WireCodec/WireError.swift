@@ -2,32 +2,33 @@
 ///
 /// Decoding never traps: every malformed input ends in one of these codes.
 public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong. The numbers are stable and may be logged or sent.
+    /// What went wrong. The numbers are stable and may be logged or sent: 1 and up in the order of the cases, as in the
+    /// table of docs/wire-format.md, section 6 (a test holds the two together); a new code goes last.
     public enum Code: UInt8, Hashable, Sendable, CaseIterable {
         /// The input ended inside a header, a field or a frame.
         case truncated = 1
         /// A frame announced a body longer than the configured limit.
-        case frameTooLong = 2
+        case frameTooLong
         /// A varint was longer than its type allows, or not in its shortest form.
-        case overlongVarint = 3
+        case overlongVarint
         /// The kind byte names no known message.
-        case unknownKind = 4
+        case unknownKind
         /// A message body had bytes left after its last field.
-        case trailingBytes = 5
+        case trailingBytes
         /// A string field was not valid UTF-8.
-        case invalidUTF8 = 6
+        case invalidUTF8
         /// A coordinate was NaN or infinite.
-        case nonFiniteCoordinate = 7
+        case nonFiniteCoordinate
         /// A string or bytes field was longer than its field's limit.
-        case fieldTooLong = 8
+        case fieldTooLong
         /// A list had more entries than its limit.
-        case tooManyEntries = 9
+        case tooManyEntries
         /// An integer field was outside its field's range.
-        case valueOutOfRange = 10
+        case valueOutOfRange
         /// A datagram would exceed, or exceeded, `Wire.maxDatagramLength`.
-        case datagramTooLarge = 11
+        case datagramTooLarge
         /// A datagram carried no message.
-        case emptyDatagram = 12
+        case emptyDatagram
     }
 
     /// What went wrong.
