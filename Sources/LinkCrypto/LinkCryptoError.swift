@@ -30,8 +30,7 @@ public struct LinkCryptoError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// An error of `code`, with `detail` for a log.
     public init(_ code: Code, _ detail: String) {
-        self.code = code
-        self.detail = detail
+        (self.code, self.detail) = (code, detail)
     }
 
     public var description: String { "\(code): \(detail)" }
