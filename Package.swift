@@ -192,6 +192,7 @@ let package = Package(
             name: "session-client",
             dependencies: [
                 "SessionControl",
+                "WireCodec",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
