@@ -30,7 +30,8 @@ public struct LinkCryptoError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// An error of `code`, with `detail` for a log.
     public init(_ code: Code, _ detail: String) {
-        (self.code, self.detail) = (code, detail)
+        self.code = code
+        self.detail = detail
     }
 
     public var description: String { "\(code): \(detail)" }

@@ -72,7 +72,11 @@ public enum ControlCommand: Hashable, Sendable {
             peer: String, transport: String? = nil, channel: ControlChannel = .reliable, count: Int = 1000,
             size: Int? = nil
         ) {
-            (self.peer, self.transport, self.channel, self.count, self.size) = (peer, transport, channel, count, size)
+            self.peer = peer
+            self.transport = transport
+            self.channel = channel
+            self.count = count
+            self.size = size
         }
     }
 

@@ -30,10 +30,19 @@ public struct StatusResult: Codable, Hashable, Sendable {
         fingerprint: String = "", admission: String = "open", failedHandshakes: Int = 0, droppedDatagrams: Int = 0,
         refusedConnections: Int = 0, version: String? = LanSessionVersion.current, gattFace: String? = nil
     ) {
-        (self.name, self.peerID, self.session, self.port, self.peers) = (name, peerID, session, port, peers)
-        (self.encrypted, self.fingerprint, self.admission) = (encrypted, fingerprint, admission)
-        (self.failedHandshakes, self.droppedDatagrams) = (failedHandshakes, droppedDatagrams)
-        (self.refusedConnections, self.version, self.gattFace) = (refusedConnections, version, gattFace)
+        self.version = version
+        self.gattFace = gattFace
+        self.encrypted = encrypted
+        self.fingerprint = fingerprint
+        self.admission = admission
+        self.failedHandshakes = failedHandshakes
+        self.droppedDatagrams = droppedDatagrams
+        self.refusedConnections = refusedConnections
+        self.name = name
+        self.peerID = peerID
+        self.session = session
+        self.port = port
+        self.peers = peers
     }
 }
 
@@ -68,10 +77,20 @@ public struct PeerResult: Codable, Hashable, Sendable {
         encrypted: Bool = false, cipher: String? = nil,
         fingerprint: String? = nil, trust: String? = nil
     ) {
-        (self.peerID, self.name, self.state, self.transport, self.address) = (peerID, name, state, transport, address)
-        (self.playerIndex, self.rttMicros, self.unreliable) = (playerIndex, rttMicros, unreliable)
-        (self.endpoints, self.links, self.encrypted, self.cipher) = (endpoints, links, encrypted, cipher)
-        (self.fingerprint, self.trust) = (fingerprint, trust)
+        self.encrypted = encrypted
+        self.cipher = cipher
+        self.fingerprint = fingerprint
+        self.trust = trust
+        self.endpoints = endpoints
+        self.links = links
+        self.peerID = peerID
+        self.name = name
+        self.state = state
+        self.transport = transport
+        self.address = address
+        self.playerIndex = playerIndex
+        self.rttMicros = rttMicros
+        self.unreliable = unreliable
     }
 }
 
@@ -91,8 +110,12 @@ public struct LinkResult: Codable, Hashable, Sendable {
         transport: String, address: String, state: String, rttMicros: Int?, encrypted: Bool = false,
         cipher: String? = nil
     ) {
-        (self.transport, self.address, self.state) = (transport, address, state)
-        (self.rttMicros, self.encrypted, self.cipher) = (rttMicros, encrypted, cipher)
+        self.encrypted = encrypted
+        self.cipher = cipher
+        self.transport = transport
+        self.address = address
+        self.state = state
+        self.rttMicros = rttMicros
     }
 }
 
@@ -110,7 +133,8 @@ public struct CounterResult: Codable, Hashable, Sendable {
         public var count: UInt64
 
         public init(name: String, count: UInt64) {
-            (self.name, self.count) = (name, count)
+            self.name = name
+            self.count = count
         }
     }
 
@@ -120,7 +144,9 @@ public struct CounterResult: Codable, Hashable, Sendable {
     public var total: UInt64
 
     public init(local: UInt64, peers: [String: PeerCount], total: UInt64) {
-        (self.local, self.peers, self.total) = (local, peers, total)
+        self.local = local
+        self.peers = peers
+        self.total = total
     }
 }
 
@@ -132,7 +158,10 @@ public struct BubbleResult: Codable, Hashable, Sendable {
     public var y: Double
 
     public init(view: Int, holder: String?, x: Double, y: Double) {
-        (self.view, self.holder, self.x, self.y) = (view, holder, x, y)
+        self.view = view
+        self.holder = holder
+        self.x = x
+        self.y = y
     }
 }
 
@@ -145,7 +174,10 @@ public struct InvitationResult: Codable, Hashable, Sendable {
     public var context: String
 
     public init(id: UInt64, peerID: String, name: String, context: String) {
-        (self.id, self.peerID, self.name, self.context) = (id, peerID, name, context)
+        self.id = id
+        self.peerID = peerID
+        self.name = name
+        self.context = context
     }
 }
 
@@ -179,8 +211,15 @@ public struct BenchResult: Codable, Hashable, Sendable {
         transport: String, channel: String, count: Int, size: Int, p50_us: Double, p90_us: Double, p99_us: Double,
         max_us: Double, mean_us: Double
     ) {
-        (self.transport, self.channel, self.count, self.size, self.p50_us) = (transport, channel, count, size, p50_us)
-        (self.p90_us, self.p99_us, self.max_us, self.mean_us) = (p90_us, p99_us, max_us, mean_us)
+        self.transport = transport
+        self.channel = channel
+        self.count = count
+        self.size = size
+        self.p50_us = p50_us
+        self.p90_us = p90_us
+        self.p99_us = p99_us
+        self.max_us = max_us
+        self.mean_us = mean_us
     }
 }
 
@@ -190,7 +229,8 @@ public struct SendResult: Codable, Hashable, Sendable {
     public var peers: [String]
 
     public init(bytes: Int, peers: [String]) {
-        (self.bytes, self.peers) = (bytes, peers)
+        self.bytes = bytes
+        self.peers = peers
     }
 }
 
@@ -220,8 +260,14 @@ public struct TransferResult: Codable, Hashable, Sendable {
         id: String, peerID: String, name: String, direction: String, phase: String, bytes: UInt64, total: UInt64,
         resumedFrom: UInt64 = 0
     ) {
-        (self.id, self.peerID, self.name, self.direction) = (id, peerID, name, direction)
-        (self.phase, self.bytes, self.total, self.resumedFrom) = (phase, bytes, total, resumedFrom)
+        self.id = id
+        self.peerID = peerID
+        self.name = name
+        self.direction = direction
+        self.phase = phase
+        self.bytes = bytes
+        self.total = total
+        self.resumedFrom = resumedFrom
     }
 }
 
@@ -241,8 +287,13 @@ public struct PairingResult: Codable, Hashable, Sendable {
         peerID: String, name: String, fingerprint: String, code: String, requestedHere: Bool, confirmedHere: Bool,
         confirmedThere: Bool
     ) {
-        (self.peerID, self.name, self.fingerprint, self.code) = (peerID, name, fingerprint, code)
-        (self.requestedHere, self.confirmedHere, self.confirmedThere) = (requestedHere, confirmedHere, confirmedThere)
+        self.peerID = peerID
+        self.name = name
+        self.fingerprint = fingerprint
+        self.code = code
+        self.requestedHere = requestedHere
+        self.confirmedHere = confirmedHere
+        self.confirmedThere = confirmedThere
     }
 }
 
@@ -255,7 +306,9 @@ public struct PairResult: Codable, Hashable, Sendable {
     public var paired: Bool
 
     public init(pairing: PairingResult?, confirmed: Bool = false, paired: Bool = false) {
-        (self.pairing, self.confirmed, self.paired) = (pairing, confirmed, paired)
+        self.pairing = pairing
+        self.confirmed = confirmed
+        self.paired = paired
     }
 }
 
@@ -275,8 +328,13 @@ public struct DeviceResult: Codable, Hashable, Sendable {
     public init(
         peerID: String, name: String, fingerprint: String, trust: String, since: String, by: String?, version: UInt64
     ) {
-        (self.peerID, self.name, self.fingerprint, self.trust) = (peerID, name, fingerprint, trust)
-        (self.since, self.by, self.version) = (since, by, version)
+        self.peerID = peerID
+        self.name = name
+        self.fingerprint = fingerprint
+        self.trust = trust
+        self.since = since
+        self.by = by
+        self.version = version
     }
 }
 
@@ -302,8 +360,12 @@ public struct StreamResult: Codable, Hashable, Sendable {
     public var seconds: Double?
 
     public init(peerID: String, name: String, id: UInt32, direction: String, phase: String, bytes: UInt64) {
-        (self.peerID, self.name, self.id) = (peerID, name, id)
-        (self.direction, self.phase, self.bytes) = (direction, phase, bytes)
+        self.peerID = peerID
+        self.name = name
+        self.id = id
+        self.direction = direction
+        self.phase = phase
+        self.bytes = bytes
     }
 }
 
@@ -315,6 +377,7 @@ public struct WebResult: Codable, Hashable, Sendable {
     public var listening: String
 
     public init(url: String, listening: String) {
-        (self.url, self.listening) = (url, listening)
+        self.url = url
+        self.listening = listening
     }
 }

@@ -2,33 +2,32 @@
 ///
 /// Decoding never traps: every malformed input ends in one of these codes.
 public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong. The numbers are stable and may be logged or sent: 1 and up in the order of the cases, as in the
-    /// table of docs/wire-format.md, section 6 (a test holds the two together); a new code goes last.
+    /// What went wrong. The numbers are stable and may be logged or sent.
     public enum Code: UInt8, Hashable, Sendable, CaseIterable {
         /// The input ended inside a header, a field or a frame.
         case truncated = 1
         /// A frame announced a body longer than the configured limit.
-        case frameTooLong
+        case frameTooLong = 2
         /// A varint was longer than its type allows, or not in its shortest form.
-        case overlongVarint
+        case overlongVarint = 3
         /// The kind byte names no known message.
-        case unknownKind
+        case unknownKind = 4
         /// A message body had bytes left after its last field.
-        case trailingBytes
+        case trailingBytes = 5
         /// A string field was not valid UTF-8.
-        case invalidUTF8
+        case invalidUTF8 = 6
         /// A coordinate was NaN or infinite.
-        case nonFiniteCoordinate
+        case nonFiniteCoordinate = 7
         /// A string or bytes field was longer than its field's limit.
-        case fieldTooLong
+        case fieldTooLong = 8
         /// A list had more entries than its limit.
-        case tooManyEntries
+        case tooManyEntries = 9
         /// An integer field was outside its field's range.
-        case valueOutOfRange
+        case valueOutOfRange = 10
         /// A datagram would exceed, or exceeded, `Wire.maxDatagramLength`.
-        case datagramTooLarge
+        case datagramTooLarge = 11
         /// A datagram carried no message.
-        case emptyDatagram
+        case emptyDatagram = 12
     }
 
     /// What went wrong.
