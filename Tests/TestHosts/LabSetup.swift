@@ -31,6 +31,9 @@ public struct LabSetup: Sendable {
         // Checks the host count and networks before anything is made.
         _ = try TestHostLayout(name: prefix, hostCount: hostCount, networks: networks)
         try LabRequirements.check()
+        guard access(downCommand, X_OK) == 0 else {
+            throw TestHostError.failed("cannot run \(downCommand), which tears the lab down when its time is up")
+        }
         let (layout, state) = try reserveName()
         do {
             try build(layout, state: state)

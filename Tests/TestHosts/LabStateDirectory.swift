@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -54,7 +58,7 @@ public struct LabStateDirectory: Sendable {
     /// The text of `path`, without surrounding white space; nil if it cannot be read.
     public static func read(_ path: String) -> String? {
         FileManager.default.contents(atPath: path).map {
-            String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            String(decoding: $0, as: UTF8.self).trimmed
         }
     }
 

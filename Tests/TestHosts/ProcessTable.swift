@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -16,7 +20,7 @@ public enum ProcessTable {
     public static func isLive(_ pid: pid_t) -> Bool {
         guard pid > 0, let status = read("/proc/\(pid)/status") else { return false }
         let state = status.split(separator: "\n").first { $0.hasPrefix("State:") }
-        return state.map { !$0.dropFirst(6).trimmingCharacters(in: .whitespaces).hasPrefix("Z") } ?? false
+        return state.map { !$0.dropFirst(6).trimmed.hasPrefix("Z") } ?? false
     }
 
     /// Whether process `pid` exists, a zombie or not.
@@ -24,7 +28,7 @@ public enum ProcessTable {
 
     /// The command name of process `pid` (/proc/PID/comm).
     public static func name(_ pid: pid_t) -> String? {
-        read("/proc/\(pid)/comm").map { $0.trimmingCharacters(in: .newlines) }
+        read("/proc/\(pid)/comm").map { $0.trimmed }
     }
 
     /// The command line of process `pid`, each argument followed by a space.

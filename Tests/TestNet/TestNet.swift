@@ -1,6 +1,15 @@
 import ArgumentParser
-import Foundation
 import TestHosts
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A lab of isolated "test hosts" on this one machine, so that mDNS/DNS-SD tests run against the real Avahi daemon
 /// without a single packet reaching the machine's own network. Run through scripts/testnet, whose header documents
@@ -51,9 +60,10 @@ struct TestNet: ParsableCommand {
 
     /// Prints `message` on stderr after "testnet: " (a bad argument's on one line) and exits with `status`.
     static func fail(_ message: String, status: Int32) -> Never {
-        var text = message.trimmingCharacters(in: .whitespacesAndNewlines)
-        if status == 2 { text = (text.split(separator: "\n").first.map(String.init) ?? text) + "; " + usage }
-        FileHandle.standardError.write(Data("testnet: \(text)\n".utf8))
-        Foundation.exit(status)
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: true)
+        let text = status == 2 ? (lines.first.map(String.init) ?? "") + "; " + usage : lines.joined(separator: "\n")
+        let line = Array("testnet: \(text)\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        Glibc.exit(status)
     }
 }

@@ -1,6 +1,11 @@
 import ArgumentParser
-import Foundation
 import TestHosts
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `up N [--prefix NAME] [--ttl SECONDS] [--networks 1|2]`: prints the lab's name, nothing else.
 struct Up: ParsableCommand {
