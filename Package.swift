@@ -192,6 +192,7 @@ let package = Package(
             name: "session-client",
             dependencies: [
                 "SessionControl",
+                "WireCodec",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -262,12 +263,23 @@ let package = Package(
             ],
             path: "Tests/DNSSDProbe"
         ),
-        // What tests share: test hosts (network namespaces with their own avahi-daemon, through scripts/testnet) and
+        // Labs of test hosts: network namespaces on a bridge, each with its own D-Bus and avahi-daemon; their
+        // layout, the steps that make and remove them, their state (scripts/testnet, TestSupport's TestLab).
+        .target(name: "TestHosts", path: "Tests/TestHosts"),
+        // scripts/testnet's program: up, exec, pid, addr, avahi, down, list.
+        .executableTarget(
+            name: "lansession-testnet",
+            dependencies: ["TestHosts", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/TestNet"
+        ),
+        // The lab's layout and scripts/testnet's arguments, without root.
+        .testTarget(name: "TestHostsTests", dependencies: ["TestHosts", "lansession-testnet"]),
+        // What tests share: test hosts (network namespaces with their own avahi-daemon, TestHosts) and
         // processes in them, sessions on loopback, raw peers, recorders, waiting, a seeded generator.
         .target(
             name: "TestSupport",
             dependencies: [
-                "LanSession", "WireCodec", "DBusClient", .product(name: "NIOCore", package: "swift-nio"),
+                "LanSession", "WireCodec", "DBusClient", "TestHosts", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport"

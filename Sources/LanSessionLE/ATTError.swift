@@ -45,7 +45,10 @@ struct ATTError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The Error Response PDU: opcode 0x01, the request's opcode, the handle, the code.
     var pdu: [UInt8] {
-        [ATTServer.Opcode.errorResponse, request, UInt8(truncatingIfNeeded: handle), UInt8(handle >> 8), code.rawValue]
+        [
+            ATTServer.Opcode.errorResponse.rawValue, request, UInt8(truncatingIfNeeded: handle), UInt8(handle >> 8),
+            code.rawValue,
+        ]
     }
 
     var description: String {

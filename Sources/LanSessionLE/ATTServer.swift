@@ -24,27 +24,27 @@ struct ATTServer: Sendable {
     }
 
     /// The opcodes this server knows (Vol 3, Part F, 3.4.8).
-    enum Opcode {
-        static let errorResponse: UInt8 = 0x01
-        static let exchangeMTURequest: UInt8 = 0x02
-        static let exchangeMTUResponse: UInt8 = 0x03
-        static let findInformationRequest: UInt8 = 0x04
-        static let findInformationResponse: UInt8 = 0x05
-        static let findByTypeValueRequest: UInt8 = 0x06
-        static let findByTypeValueResponse: UInt8 = 0x07
-        static let readByTypeRequest: UInt8 = 0x08
-        static let readByTypeResponse: UInt8 = 0x09
-        static let readRequest: UInt8 = 0x0A
-        static let readResponse: UInt8 = 0x0B
-        static let readBlobRequest: UInt8 = 0x0C
-        static let readBlobResponse: UInt8 = 0x0D
-        static let readByGroupTypeRequest: UInt8 = 0x10
-        static let readByGroupTypeResponse: UInt8 = 0x11
-        static let writeRequest: UInt8 = 0x12
-        static let writeResponse: UInt8 = 0x13
-        static let handleValueNotification: UInt8 = 0x1B
-        static let handleValueConfirmation: UInt8 = 0x1E
-        static let writeCommand: UInt8 = 0x52
+    enum Opcode: UInt8 {
+        case errorResponse = 0x01
+        case exchangeMTURequest = 0x02
+        case exchangeMTUResponse = 0x03
+        case findInformationRequest = 0x04
+        case findInformationResponse = 0x05
+        case findByTypeValueRequest = 0x06
+        case findByTypeValueResponse = 0x07
+        case readByTypeRequest = 0x08
+        case readByTypeResponse = 0x09
+        case readRequest = 0x0A
+        case readResponse = 0x0B
+        case readBlobRequest = 0x0C
+        case readBlobResponse = 0x0D
+        case readByGroupTypeRequest = 0x10
+        case readByGroupTypeResponse = 0x11
+        case writeRequest = 0x12
+        case writeResponse = 0x13
+        case handleValueNotification = 0x1B
+        case handleValueConfirmation = 0x1E
+        case writeCommand = 0x52
         /// Set in every command's opcode: a command gets no response, and an unknown one is ignored.
         static let commandFlag: UInt8 = 0x40
     }
@@ -176,16 +176,16 @@ struct ATTServer: Sendable {
             return refuse(ATTError(.invalidPDU, request: 0, "an empty PDU"))
         }
         do throws(ATTError) {
-            switch opcode {
-            case Opcode.exchangeMTURequest: return try exchangeMTU(pdu)
-            case Opcode.findInformationRequest: return try findInformation(pdu)
-            case Opcode.findByTypeValueRequest: return try findByTypeValue(pdu)
-            case Opcode.readByTypeRequest: return try readByType(pdu)
-            case Opcode.readRequest: return try read(pdu)
-            case Opcode.readBlobRequest: return try readBlob(pdu)
-            case Opcode.readByGroupTypeRequest: return try readByGroupType(pdu)
-            case Opcode.writeRequest, Opcode.writeCommand: return try write(pdu)
-            case Opcode.handleValueConfirmation: return .none  // this server sends no indications to confirm
+            switch Opcode(rawValue: opcode) {
+            case .exchangeMTURequest: return try exchangeMTU(pdu)
+            case .findInformationRequest: return try findInformation(pdu)
+            case .findByTypeValueRequest: return try findByTypeValue(pdu)
+            case .readByTypeRequest: return try readByType(pdu)
+            case .readRequest: return try read(pdu)
+            case .readBlobRequest: return try readBlob(pdu)
+            case .readByGroupTypeRequest: return try readByGroupType(pdu)
+            case .writeRequest, .writeCommand: return try write(pdu)
+            case .handleValueConfirmation: return .none  // this server sends no indications to confirm
             default:
                 guard opcode & Opcode.commandFlag == 0 else { return .none }  // an unknown command
                 throw ATTError(.requestNotSupported, request: opcode, "opcode 0x\(String(opcode, radix: 16))")
@@ -201,7 +201,7 @@ struct ATTServer: Sendable {
     mutating func notify(_ value: [UInt8]) -> [UInt8]? {
         lastEvent = Self.cut(value)
         guard notifying else { return nil }
-        return [Opcode.handleValueNotification] + Self.bytes(Handle.events) + value.prefix(mtu - 3)
+        return [Opcode.handleValueNotification.rawValue] + Self.bytes(Handle.events) + value.prefix(mtu - 3)
     }
 
     // MARK: - Requests
@@ -210,7 +210,7 @@ struct ATTServer: Sendable {
     private mutating func exchangeMTU(_ pdu: [UInt8]) throws(ATTError) -> Action {
         guard pdu.count == 3 else { throw malformed(pdu, "an Exchange MTU Request is 3 bytes") }
         mtu = max(Self.defaultMTU, min(Int(Self.u16(pdu, 1)), Self.serverMTU))
-        return .respond([Opcode.exchangeMTUResponse] + Self.bytes(UInt16(Self.serverMTU)))
+        return .respond([Opcode.exchangeMTUResponse.rawValue] + Self.bytes(UInt16(Self.serverMTU)))
     }
 
     /// Find Information: the handles and types in a range, all of one UUID size.
@@ -227,7 +227,7 @@ struct ATTServer: Sendable {
             entries += Self.bytes(attribute.handle) + uuid
         }
         guard format != 0 else { throw notFound(pdu, range) }
-        return .respond([Opcode.findInformationResponse, format] + entries)
+        return .respond([Opcode.findInformationResponse.rawValue, format] + entries)
     }
 
     /// Find By Type Value: the attributes of a 16-bit type whose value is the one given, with their group's end.
@@ -243,7 +243,7 @@ struct ATTServer: Sendable {
             entries += Self.bytes(attribute.handle) + Self.bytes(attribute.groupEnd ?? attribute.handle)
         }
         guard !entries.isEmpty else { throw notFound(pdu, range) }
-        return .respond([Opcode.findByTypeValueResponse] + entries)
+        return .respond([Opcode.findByTypeValueResponse.rawValue] + entries)
     }
 
     /// Read By Type: the handles and values of the attributes of a type in a range.
@@ -253,14 +253,14 @@ struct ATTServer: Sendable {
         }
         let range = try handleRange(pdu)
         let list = try sameLengthList(pdu, of: type, in: range) { Self.bytes($0.handle) }
-        return .respond([Opcode.readByTypeResponse] + list)
+        return .respond([Opcode.readByTypeResponse.rawValue] + list)
     }
 
     /// Read: an attribute's value, up to ATT_MTU − 1 bytes.
     private func read(_ pdu: [UInt8]) throws(ATTError) -> Action {
         guard pdu.count == 3 else { throw malformed(pdu, "a Read Request is 3 bytes") }
         let value = try readableValue(pdu, Self.u16(pdu, 1))
-        return .respond([Opcode.readResponse] + value.prefix(mtu - 1))
+        return .respond([Opcode.readResponse.rawValue] + value.prefix(mtu - 1))
     }
 
     /// Read Blob: an attribute's value from an offset, up to ATT_MTU − 1 bytes.
@@ -272,7 +272,7 @@ struct ATTServer: Sendable {
         guard offset <= value.count else {
             throw ATTError(.invalidOffset, request: pdu[0], handle: handle, "offset \(offset) of \(value.count)")
         }
-        return .respond([Opcode.readBlobResponse] + value[offset...].prefix(mtu - 1))
+        return .respond([Opcode.readBlobResponse.rawValue] + value[offset...].prefix(mtu - 1))
     }
 
     /// Read By Group Type: the services in a range, with their ends and UUIDs.
@@ -287,17 +287,17 @@ struct ATTServer: Sendable {
         let list = try sameLengthList(pdu, of: type, in: range) {
             Self.bytes($0.handle) + Self.bytes($0.groupEnd ?? $0.handle)
         }
-        return .respond([Opcode.readByGroupTypeResponse] + list)
+        return .respond([Opcode.readByGroupTypeResponse.rawValue] + list)
     }
 
     /// Write Request and Write Command: the events' configuration, or a command. A request is answered (Write
     /// Response or Error Response), a command never.
     private mutating func write(_ pdu: [UInt8]) throws(ATTError) -> Action {
-        let request = pdu[0] == Opcode.writeRequest
+        let request = pdu[0] == Opcode.writeRequest.rawValue
         guard pdu.count >= 3 else { throw malformed(pdu, "a write is at least 3 bytes") }
         let handle = Self.u16(pdu, 1)
         let value = Array(pdu[3...])
-        let response: [UInt8]? = request ? [Opcode.writeResponse] : nil
+        let response: [UInt8]? = request ? [Opcode.writeResponse.rawValue] : nil
         guard attribute(handle) != nil else {
             throw ATTError(.invalidHandle, request: pdu[0], handle: handle, "no attribute")
         }

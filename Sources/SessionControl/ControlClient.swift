@@ -10,6 +10,8 @@ public final class ControlClient {
     public struct Failure: Error, CustomStringConvertible {
         /// The daemon could not be reached at all (not running, or no permission).
         public var unreachable: Bool
+        /// The daemon answered with an error reply; `description` is its message.
+        public var refused = false
         public var description: String
     }
 
@@ -54,20 +56,33 @@ public final class ControlClient {
 
     /// Sends a request and decodes its reply's result.
     public func call<Result: Decodable>(_ request: ControlCommand, as type: Result.Type) throws(Failure) -> Result {
-        try send(request)
-        let line = try readLine()
-        let head: ControlReplyHead
-        do {
-            head = try JSONDecoder().decode(ControlReplyHead.self, from: line)
-        } catch {
-            throw Failure(unreachable: false, description: "unreadable reply from sessiond: \(error)")
-        }
-        guard head.ok else { throw Failure(unreachable: false, description: head.error ?? "sessiond refused") }
+        let line = try reply(to: request)
         do {
             return try JSONDecoder().decode(ControlReplyBody<Result>.self, from: line).result
         } catch {
             throw Failure(unreachable: false, description: "unexpected reply from sessiond: \(error)")
         }
+    }
+
+    /// Sends a request and returns its reply line when it succeeded; an error reply throws the daemon's message.
+    public func reply(to request: ControlCommand) throws(Failure) -> Data {
+        try send(request)
+        return try Self.checked(try readLine())
+    }
+
+    /// A reply line when it succeeded (`"ok": true`); an error reply throws the daemon's message (`refused`).
+    public static func checked(_ line: Data) throws(Failure) -> Data {
+        let head: ControlReplyHead
+        do {
+            head = try JSONDecoder().decode(ControlReplyHead.self, from: line)
+        } catch {
+            let text = String(decoding: line, as: UTF8.self)
+            throw Failure(unreachable: false, description: "unreadable reply from sessiond: \(text)")
+        }
+        guard head.ok else {
+            throw Failure(unreachable: false, refused: true, description: head.error ?? "sessiond refused the request")
+        }
+        return line
     }
 
     /// Sends a request and returns its reply line as it came (for `--json` output).

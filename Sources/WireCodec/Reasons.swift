@@ -1,7 +1,7 @@
 /// Why an invitation or a hello was declined.
 ///
 /// Unknown values received from newer peers are kept as they are.
-public struct DeclineReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct DeclineReason: NamedWireValue {
     /// The reason's wire value.
     public var rawValue: UInt8
     /// Wraps a wire value.
@@ -29,26 +29,17 @@ public struct DeclineReason: RawRepresentable, Hashable, Sendable, CustomStringC
     /// The device is not trusted (admission `paired`) and did not pair, or was removed (section 9.5).
     public static let notTrusted = DeclineReason(rawValue: 8)
 
-    public var description: String {
-        switch self {
-        case .unspecified: "unspecified"
-        case .rejected: "rejected"
-        case .full: "full"
-        case .timedOut: "timedOut"
-        case .versionMismatch: "versionMismatch"
-        case .wrongSession: "wrongSession"
-        case .duplicateLink: "duplicateLink"
-        case .authenticationFailed: "authenticationFailed"
-        case .notTrusted: "notTrusted"
-        default: "reason(\(rawValue))"
-        }
-    }
+    public static let names = [
+        "unspecified", "rejected", "full", "timedOut", "versionMismatch", "wrongSession", "duplicateLink",
+        "authenticationFailed", "notTrusted",
+    ]
+    public static let unknownName = "reason"
 }
 
 /// Why a link was closed on purpose.
 ///
 /// Unknown values received from newer peers are kept as they are.
-public struct ByeReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct ByeReason: NamedWireValue {
     /// The reason's wire value.
     public var rawValue: UInt8
     /// Wraps a wire value.
@@ -66,14 +57,6 @@ public struct ByeReason: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The sender does not trust the receiver's device any more: it was removed from the session (section 9.6).
     public static let removed = ByeReason(rawValue: 4)
 
-    public var description: String {
-        switch self {
-        case .unspecified: "unspecified"
-        case .leaving: "leaving"
-        case .replaced: "replaced"
-        case .protocolError: "protocolError"
-        case .removed: "removed"
-        default: "reason(\(rawValue))"
-        }
-    }
+    public static let names = ["unspecified", "leaving", "replaced", "protocolError", "removed"]
+    public static let unknownName = "reason"
 }

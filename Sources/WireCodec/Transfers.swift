@@ -1,7 +1,7 @@
 /// What a stream carries: bytes for an application to read, or a resource (a file) for the receiver to store.
 ///
 /// Unknown values are refused by the decoder (`valueOutOfRange`).
-public struct StreamKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct StreamKind: NamedWireValue {
     /// The kind's wire value.
     public var rawValue: UInt8
     /// Wraps a wire value.
@@ -17,19 +17,14 @@ public struct StreamKind: RawRepresentable, Hashable, Sendable, CustomStringConv
     @inlinable
     public var isKnown: Bool { rawValue <= 1 }
 
-    public var description: String {
-        switch self {
-        case .bytes: "bytes"
-        case .resource: "resource"
-        default: "kind(\(rawValue))"
-        }
-    }
+    public static let names = ["bytes", "resource"]
+    public static let unknownName = "kind"
 }
 
 /// How a stream ended.
 ///
 /// Unknown values received from newer peers are kept as they are and read as failures.
-public struct StreamStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct StreamStatus: NamedWireValue {
     /// The status's wire value.
     public var rawValue: UInt8
     /// Wraps a wire value.
@@ -45,15 +40,8 @@ public struct StreamStatus: RawRepresentable, Hashable, Sendable, CustomStringCo
     /// The receiver refused the stream before any byte was taken.
     public static let declined = StreamStatus(rawValue: 3)
 
-    public var description: String {
-        switch self {
-        case .finished: "finished"
-        case .cancelled: "cancelled"
-        case .failed: "failed"
-        case .declined: "declined"
-        default: "status(\(rawValue))"
-        }
-    }
+    public static let names = ["finished", "cancelled", "failed", "declined"]
+    public static let unknownName = "status"
 }
 
 /// Opens a stream from the sender (its opener) to the receiver.

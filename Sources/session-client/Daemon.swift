@@ -27,6 +27,12 @@ struct ClientError: Error {
         self.message = message
     }
 
+    /// The failure of a call to the daemon: unreachable, refused, or else broken.
+    init(_ failure: ControlClient.Failure) {
+        let kind: Kind = failure.unreachable ? .unreachable : failure.refused ? .refused : .broken
+        self.init(kind, failure.description)
+    }
+
     /// 2 for bad arguments, 1 otherwise.
     var exitStatus: Int32 { kind == .usage ? 2 : 1 }
 }
@@ -95,11 +101,12 @@ final class Daemon {
 
     /// Sends `request` and waits for its reply; an error reply throws with the daemon's message.
     func call(_ request: ControlCommand) throws(ClientError) -> Reply {
-        try send(request)
-        guard let line = try readLine(deadline: nil) else {
-            throw ClientError(.broken, "sessiond did not answer")
+        clearReadTimeout()
+        do {
+            return Reply(line: try client.reply(to: request))
+        } catch {
+            throw ClientError(error)
         }
-        return try reply(from: line)
     }
 
     /// Sends one request line without waiting.
@@ -118,9 +125,8 @@ final class Daemon {
             if remaining <= 0 { return nil }
             client.setReadTimeout(seconds: max(remaining, 0.001))
             hasReadTimeout = true
-        } else if hasReadTimeout {
-            client.setReadTimeout(seconds: 0)
-            hasReadTimeout = false
+        } else {
+            clearReadTimeout()
         }
         do {
             return try client.readLine()
@@ -131,16 +137,20 @@ final class Daemon {
         }
     }
 
+    /// Reads without a deadline again.
+    private func clearReadTimeout() {
+        guard hasReadTimeout else { return }
+        client.setReadTimeout(seconds: 0)
+        hasReadTimeout = false
+    }
+
     /// Checks a reply line: the reply when `ok`, the daemon's message as an error otherwise.
     func reply(from line: Data) throws(ClientError) -> Reply {
-        let head: ControlReplyHead
         do {
-            head = try JSONDecoder().decode(ControlReplyHead.self, from: line)
+            return Reply(line: try ControlClient.checked(line))
         } catch {
-            throw ClientError(.broken, "unreadable reply from sessiond: \(String(decoding: line, as: UTF8.self))")
+            throw ClientError(error)
         }
-        guard head.ok else { throw ClientError(.refused, head.error ?? "sessiond refused the request") }
-        return Reply(line: line)
     }
 }
 

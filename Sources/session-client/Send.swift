@@ -1,14 +1,16 @@
 import ArgumentParser
 import Foundation
 import SessionControl
+import WireCodec
 
 /// `send`: one application message to a peer or to every member.
 struct Send: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sends a message (text, a small file, or standard input) to a peer or to every member.",
         discussion: """
-            Reliable by default: exactly once and in order, across reconnects. At most 61440 bytes reliably, 1024 \
-            with --unreliable; use push for files. Receivers see it in watch as a data event.
+            Reliable by default: exactly once and in order, across reconnects. At most \(Wire.maxDataLength) bytes \
+            reliably, \(Wire.maxUnreliableDataLength) with --unreliable; use push for files. Receivers see it in watch \
+            as a data event.
             """
     )
 
@@ -61,7 +63,7 @@ struct Send: ParsableCommand {
             precondition(stdin)
             bytes = FileHandle.standardInput.readDataToEndOfFile()
         }
-        let limit = unreliable ? 1024 : 61_440
+        let limit = unreliable ? Wire.maxUnreliableDataLength : Wire.maxDataLength
         guard bytes.count <= limit else {
             throw ClientError(
                 .usage,

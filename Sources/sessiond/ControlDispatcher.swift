@@ -135,11 +135,8 @@ struct ControlDispatcher: Sendable {
 
     /// The peer `wanted` names (a peer id or a display name) among the session's members; the error lists them.
     func member(named wanted: String) async throws -> PeerInfo {
-        let peers = try await session.peers().filter { $0.state != .discovered }
-        if let peer = peers.first(where: { $0.peerID.description == wanted.lowercased() || $0.name == wanted }) {
-            return peer
-        }
-        let known = peers.map { "\($0.name) (\($0.peerID))" }
+        if let peer = try await session.member(named: wanted) { return peer }
+        let known = try await session.peers().filter { $0.state != .discovered }.map { "\($0.name) (\($0.peerID))" }
         throw SessionError(
             .noSuchPeer,
             "no peer \"\(wanted)\" in the session; peers: \(known.isEmpty ? "none" : known.joined(separator: ", "))")

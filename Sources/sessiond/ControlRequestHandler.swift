@@ -2,15 +2,6 @@ import Foundation
 import NIOCore
 import SessionControl
 
-/// What a control connection's task reads: each request line, decoded.
-enum ControlInput: Sendable {
-    case command(ControlCommand)
-    /// A request with an unknown command or a missing or bad argument: the task answers with the error.
-    case refused(ControlError)
-    /// A line that is not a request: the task logs it and closes the connection.
-    case malformed(ByteBuffer)
-}
-
 /// Decodes a control connection's request lines on its event loop (the common shape by `FlatRequest`, any other by
 /// `JSONDecoder`) into commands, and answers there, at once, a request that can be answered without waiting
 /// (``answerNow``: an `increment` whose count saves in place; a refused request), so that such a request goes from

@@ -42,7 +42,7 @@ public final class HostProcess: @unchecked Sendable {
         try HostProcess(arguments: arguments)
     }
 
-    /// The process's pid (the command itself: `scripts/testnet exec` replaces itself with it).
+    /// The process's pid (the command itself: `lansession-testnet exec` replaces itself with it).
     public var pid: Int32 { child.pid }
 
     /// JSON objects printed so far.

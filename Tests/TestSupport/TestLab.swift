@@ -1,7 +1,8 @@
 import Foundation
+import TestHosts
 
-/// A lab of test hosts made by `scripts/testnet`: network namespaces on one bridge, each with its own D-Bus and
-/// avahi-daemon. Remove it with ``down()`` on every exit path.
+/// A lab of test hosts (TestHosts): network namespaces on one bridge, each with its own D-Bus and avahi-daemon.
+/// Remove it with ``down()`` on every exit path.
 public struct TestLab: Sendable {
     /// Why a lab cannot be had here, if it cannot.
     public static let unavailableReason: String? = {
@@ -14,11 +15,13 @@ public struct TestLab: Sendable {
     public static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let script = packageRoot.appendingPathComponent("scripts/testnet").path
-
     /// Where the package's built executables are (next to the running test binary).
     public static let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .path
+
+    /// scripts/testnet's program, built with the tests: `exec` replaces itself with the command inside a host, which
+    /// takes a process of one thread (this one has many); a lab's reaper runs its `down`.
+    static let program = binDirectory + "/lansession-testnet"
 
     /// The lab's name, unique per run.
     public let name: String
@@ -28,39 +31,43 @@ public struct TestLab: Sendable {
     /// Creates `count` hosts, on one network or two (eth0 = 10.77.0.I, eth1 = 10.78.0.I), and waits until each
     /// one's avahi-daemon runs.
     public static func up(_ count: Int, networks: Int = 1, ttl: Int = 300) throws -> TestLab {
-        let result = try run(
-            [script, "up", "\(count)", "--ttl", "\(ttl)", "--networks", "\(networks)"], timeout: 60)
-        guard result.status == 0, let name = result.stdout.split(separator: "\n").last.map(String.init), !name.isEmpty
-        else {
-            throw TestLabError("scripts/testnet up \(count) failed (exit \(result.status)): \(result.stderr)")
+        var setup = LabSetup(hostCount: count, downCommand: program)
+        setup.networks = networks
+        setup.ttl = ttl
+        do {
+            return TestLab(name: try setup.up().name, hostCount: count)
+        } catch {
+            throw TestLabError("test hosts: up \(count) failed (exit \(error.exitCode)): \(error)")
         }
-        return TestLab(name: name, hostCount: count)
     }
 
     /// Removes every namespace and process of the lab.
     public func down() {
-        _ = try? Self.run([Self.script, "down", name], timeout: 30)
+        try? LabTeardown.down(name)
     }
 
     /// Host `host`'s IPv4 address on network `network` (1 or 2).
     public func address(_ host: Int, network: Int = 1) throws -> String {
-        let result = try Self.run([Self.script, "addr", name, "\(host)", "\(network)"], timeout: 10)
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try labHost(host).address(network: network)
     }
 
     /// The pid of the process holding host `host`'s namespaces; `/proc/PID/root` is the host's file system view.
     public func holderPID(_ host: Int) throws -> Int32 {
-        let result = try Self.run([Self.script, "pid", name, "\(host)"], timeout: 10)
-        guard result.status == 0, let pid = Int32(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw TestLabError("no holder pid for host \(host): \(result.stderr)")
-        }
-        return pid
+        try labHost(host).holderPID()
     }
 
     /// Stops, starts or restarts host `host`'s avahi-daemon and waits until that is done.
     public func avahi(_ host: Int, _ action: String) throws {
-        let result = try Self.run([Self.script, "avahi", name, "\(host)", action], timeout: 30)
-        guard result.status == 0 else { throw TestLabError("avahi \(action) on host \(host) failed: \(result.stderr)") }
+        guard let action = HostAvahi.Action(rawValue: action) else { throw TestLabError("no avahi action \(action)") }
+        do {
+            try HostAvahi(labHost(host)).perform(action)
+        } catch {
+            throw TestLabError("avahi \(action) on host \(host) failed: \(error)")
+        }
+    }
+
+    private func labHost(_ host: Int) throws(TestHostError) -> LabHost {
+        try LabHost(lab: name, host: "\(host)")
     }
 
     /// Runs `ip ARGUMENTS` in host `host`'s network namespace (its interfaces and routes); throws on failure.
@@ -86,12 +93,12 @@ public struct TestLab: Sendable {
 
     /// Runs `command` inside host `host` to completion.
     public func run(_ host: Int, _ command: [String], timeout: Double = 30) throws -> ProcessResult {
-        try Self.run([Self.script, "exec", name, "\(host)"] + command, timeout: timeout)
+        try Self.run([Self.program, "exec", name, "\(host)"] + command, timeout: timeout)
     }
 
     /// Starts `command` inside host `host`, its stdout read line by line.
     public func spawn(_ host: Int, _ command: [String]) throws -> HostProcess {
-        try HostProcess(arguments: [Self.script, "exec", name, "\(host)"] + command)
+        try HostProcess(arguments: [Self.program, "exec", name, "\(host)"] + command)
     }
 
     /// Runs a command on this machine (not in a test host) to completion, killing it after `timeout` seconds.

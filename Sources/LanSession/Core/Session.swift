@@ -202,6 +202,20 @@ public final class Session: Sendable {
         try await call { $0.peerInfos() }
     }
 
+    /// The member `wanted` names, by its peer id (16 hex digits) or its display name, with the snapshot of that peer
+    /// alone; nil when no peer past discovery has that id or name. Of members that share the name, the lower peer id.
+    package func member(named wanted: String) async throws(SessionError) -> PeerInfo? {
+        try await call { core in
+            if let id = PeerID(hex: wanted), id.description == wanted.lowercased(), let peer = core.peers[id],
+                peer.state != .discovered
+            {
+                return core.info(of: peer)
+            }
+            let named = core.peers.all.filter { $0.state != .discovered && $0.name == wanted }.min { $0.id < $1.id }
+            return named.map { core.info(of: $0) }
+        }
+    }
+
     /// Where each peer the session knows stands: ``peers()`` without the snapshots (cheap enough to call per message).
     public func peerStates() async throws(SessionError) -> [PeerID: PeerState] {
         try await call { $0.peers.states }
