@@ -13,6 +13,7 @@ public struct BubbleState: Hashable, Sendable {
     public var y: Float
 
     /// Creates a bubble state.
+    @inlinable
     public init(view: UInt8, holder: PeerID?, x: Float, y: Float) {
         self.view = view
         self.holder = holder

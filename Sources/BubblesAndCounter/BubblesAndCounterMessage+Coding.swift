@@ -7,14 +7,22 @@ extension BubblesAndCounterMessage {
     ///
     /// - Throws: ``WireError``: ``WireError/Code/unknownKind`` for another kind, or what section 6 says of a
     ///   malformed body.
+    @inlinable
     public init(_ message: ApplicationMessage) throws(WireError) {
         guard let kind = Kind(rawValue: message.kind) else {
             throw WireError(.unknownKind, detail: "kind 0x\(String(message.kind, radix: 16))")
         }
-        self = try message.read { reader throws(WireError) in try Self.read(kind, from: &reader) }
+        self = try Self.read(kind, from: message)
     }
 
-    private static func read(_ kind: Kind, from reader: inout ByteReader) throws(WireError) -> Self {
+    /// Reads the body of `message`, whose kind is `kind`.
+    @inlinable @inline(__always)
+    static func read(_ kind: Kind, from message: ApplicationMessage) throws(WireError) -> Self {
+        try message.read { reader throws(WireError) in try read(kind, from: &reader) }
+    }
+
+    @inlinable @inline(__always)
+    static func read(_ kind: Kind, from reader: inout ByteReader) throws(WireError) -> Self {
         switch kind {
         case .handshake:
             return .handshake(peerName: try reader.readString("peer name", maxLength: Wire.maxNameLength))
@@ -76,13 +84,15 @@ extension BubblesAndCounterMessage {
     ///
     /// - Throws: ``WireError`` for a field the codec would refuse: a coordinate that is not finite, a list or a name
     ///   above its limit, an increment count of 0, a holder given as peer id 0 instead of nil.
+    @inlinable @inline(__always)
     public func applicationMessage() throws(WireError) -> ApplicationMessage {
         let size = try bodySize()
         return ApplicationMessage(kind: kind.rawValue, bodySize: size) { writer in write(to: &writer) }
     }
 
     /// The size of the body (the fields after the kind byte), after checking every field.
-    private func bodySize() throws(WireError) -> Int {
+    @inlinable @inline(__always)
+    func bodySize() throws(WireError) -> Int {
         func entries(_ count: Int, _ field: String) throws(WireError) -> Int {
             guard count <= Self.maxListEntries else {
                 throw WireError(.tooManyEntries, detail: "\(field) has \(count) entries, limit \(Self.maxListEntries)")
@@ -130,7 +140,8 @@ extension BubblesAndCounterMessage {
     }
 
     /// Writes the body; `writer` has room for exactly `bodySize()` bytes, which was checked.
-    private func write(to writer: inout ByteWriter) {
+    @inlinable @inline(__always)
+    func write(to writer: inout ByteWriter) {
         switch self {
         case .handshake(let peerName):
             writer.writeString(peerName)

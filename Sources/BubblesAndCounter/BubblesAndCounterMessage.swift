@@ -49,9 +49,9 @@ public enum BubblesAndCounterMessage: Hashable, Sendable {
     }
 
     /// Most entries in a `layout` or `counterState` list (`maxListEntries`).
-    public static let maxListEntries = 128
+    @inlinable public static var maxListEntries: Int { 128 }
     /// Smallest count a `counterIncrement` carries: an increment leads to a count of at least 1 (`minIncrementCount`).
-    public static let minIncrementCount: UInt64 = 1
+    @inlinable public static var minIncrementCount: UInt64 { 1 }
     /// The kind bytes the apps take from the session.
     public static let kindBytes = Set(Kind.allCases.map(\.rawValue))
 
@@ -74,14 +74,16 @@ public enum BubblesAndCounterMessage: Hashable, Sendable {
     /// Reads a message the session carried; nil for a message of another kind.
     ///
     /// - Throws: ``WireError`` for a malformed one, as the codec does for the session's own kinds (section 6).
+    @inlinable @inline(__always)
     public init?(_ message: Message) throws(WireError) {
-        guard case .application(let message) = message, Self.kindBytes.contains(message.kind) else { return nil }
-        try self.init(message)
+        guard case .application(let message) = message, let kind = Kind(rawValue: message.kind) else { return nil }
+        self = try Self.read(kind, from: message)
     }
 
     /// The message as the session sends it, after checking every field against its limit.
     ///
     /// - Throws: ``WireError`` for a field the codec would refuse (a coordinate that is not finite, a list too long).
+    @inlinable @inline(__always)
     public func message() throws(WireError) -> Message {
         .application(try applicationMessage())
     }

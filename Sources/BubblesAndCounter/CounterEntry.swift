@@ -8,6 +8,7 @@ public struct CounterEntry: Hashable, Sendable {
     public var count: UInt64
 
     /// Creates an entry.
+    @inlinable
     public init(peerID: PeerID, count: UInt64) {
         self.peerID = peerID
         self.count = count

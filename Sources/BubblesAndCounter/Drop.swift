@@ -8,6 +8,7 @@ public struct Drop: Hashable, Sendable {
     public var y: Float
 
     /// Creates a drop.
+    @inlinable
     public init(view: UInt8, x: Float, y: Float) {
         self.view = view
         self.x = x

@@ -8,6 +8,7 @@ public struct LayoutEntry: Hashable, Sendable {
     public var playerIndex: UInt8
 
     /// Creates an entry.
+    @inlinable
     public init(peerID: PeerID, playerIndex: UInt8) {
         self.peerID = peerID
         self.playerIndex = playerIndex

@@ -10,6 +10,7 @@ public struct Move: Hashable, Sendable {
     public var sequence: UInt16
 
     /// Creates a move.
+    @inlinable
     public init(view: UInt8, x: Float, y: Float, sequence: UInt16) {
         self.view = view
         self.x = x

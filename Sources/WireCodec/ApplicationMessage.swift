@@ -51,11 +51,69 @@ public struct ApplicationMessage: Hashable, Sendable {
             storage = .array(Array(bytes))
             return
         }
-        var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { words in
-            if let base = bytes.baseAddress { words.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
-        }
+        let words = Self.load(bytes)
         storage = .inline(words.0, words.1, count: UInt8(bytes.count))
+    }
+
+    /// Creates a message of kind `kind` whose body, of at most ``inlineCapacity`` bytes, is a copy of `bytes`, kept in
+    /// place.
+    @inlinable @inline(__always)
+    init(kind: UInt8, inline bytes: UnsafeRawBufferPointer) {
+        let words = Self.load(bytes)
+        self.kind = kind
+        storage = .inline(words.0, words.1, count: UInt8(bytes.count))
+    }
+
+    /// The words of a body of at most 16 bytes kept in place (zero past its end), read with a few loads of the
+    /// bytes instead of a copy of a length known only at run time.
+    @inlinable @inline(__always)
+    static func load(_ bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+        let count = bytes.count
+        precondition(count <= inlineCapacity, "a body of \(count) bytes is not kept in place")
+        func word(at offset: Int) -> UInt64 {
+            UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        func half(at offset: Int) -> UInt64 {
+            UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        }
+        // Byte i of the body is bits 8i... of the pair, as their memory holds them little-endian. Loads that overlap
+        // read the same bytes twice, which the shifts line up.
+        if count >= 8 {
+            // The last 8 bytes, shifted down past the 16 - count that are the first word's.
+            let second = word(at: count - 8) >> UInt64((16 - count) * 8)
+            return (word(at: 0).littleEndian, second.littleEndian)
+        }
+        var first: UInt64 = 0
+        if count >= 4 {
+            first = half(at: 0) | half(at: count - 4) << UInt64((count - 4) * 8)
+        } else {
+            for index in 0..<count { first |= UInt64(bytes[index]) << UInt64(index * 8) }
+        }
+        return (first.littleEndian, 0)
+    }
+
+    /// Writes the first `count` bytes of the words of a body kept in place to `destination`, which holds exactly
+    /// `count` bytes, with a few stores instead of a copy of a length known only at run time.
+    @inlinable @inline(__always)
+    static func store(_ words: (UInt64, UInt64), count: Int, into destination: UnsafeMutableRawBufferPointer) {
+        precondition(destination.count == count && count <= inlineCapacity, "no room for a body kept in place")
+        let first = UInt64(littleEndian: words.0)
+        let second = UInt64(littleEndian: words.1)
+        if count >= 8 {
+            destination.storeBytes(of: first.littleEndian, toByteOffset: 0, as: UInt64.self)
+            // The last 8 bytes: the end of the first word, then the start of the second.
+            let last = first >> UInt64((count - 8) * 8) | second << UInt64((16 - count) * 8)
+            destination.storeBytes(of: last.littleEndian, toByteOffset: count - 8, as: UInt64.self)
+        } else if count >= 4 {
+            destination.storeBytes(of: UInt32(truncatingIfNeeded: first).littleEndian, toByteOffset: 0, as: UInt32.self)
+            let last = UInt32(truncatingIfNeeded: first >> UInt64((count - 4) * 8))
+            destination.storeBytes(of: last.littleEndian, toByteOffset: count - 4, as: UInt32.self)
+        } else {
+            for index in 0..<count {
+                destination.storeBytes(
+                    of: UInt8(truncatingIfNeeded: first >> UInt64(index * 8)), toByteOffset: index, as: UInt8.self)
+            }
+        }
     }
 
     /// Creates a message of kind `kind` whose body of exactly `bodySize` bytes `write` writes.
@@ -85,7 +143,7 @@ public struct ApplicationMessage: Hashable, Sendable {
     }
 
     /// Calls `body` with the body's bytes.
-    @inlinable
+    @inlinable @inline(__always)
     public func withBody<Value, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Value
     ) throws(Failure) -> Value {
@@ -107,7 +165,7 @@ public struct ApplicationMessage: Hashable, Sendable {
     /// the session's own kinds.
     ///
     /// - Throws: ``WireError`` from `read`, or ``WireError/Code/trailingBytes`` when it left bytes unread.
-    @inlinable
+    @inlinable @inline(__always)
     public func read<Value>(_ read: (inout ByteReader) throws(WireError) -> Value) throws(WireError) -> Value {
         do throws(WireError) {
             return try withBody { raw throws(WireError) in

@@ -57,7 +57,7 @@ public enum MessageKind: RawRepresentable, Hashable, Sendable, CustomStringConve
     case appMessage
 
     /// The kind bytes of applications' own commands (the original apps' `handshake` … `bubbleState`).
-    public static let applicationKinds: ClosedRange<UInt8> = 0x20...0x29
+    @inlinable public static var applicationKinds: ClosedRange<UInt8> { 0x20...0x29 }
 
     /// The session's own kinds: every kind but ``application(_:)``.
     public static let sessionKinds: [MessageKind] = [

@@ -11,9 +11,18 @@ public enum StreamFraming {
     ///
     /// `destination` must hold at least `frameSize(of:)` bytes; this is the allocation-free path for callers that own
     /// their buffers (for example a SwiftNIO `ByteBuffer`).
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public static func encode(
         _ message: Message, into destination: UnsafeMutableRawBufferPointer, limits: WireLimits = .default
+    ) throws(WireError) -> Int {
+        if let written = encodeInline(message, into: destination, limits: limits) { return written }
+        return try encodeAny(message, into: destination, limits: limits)
+    }
+
+    /// ``encode(_:into:limits:)`` of any message: the general path.
+    @inlinable
+    static func encodeAny(
+        _ message: Message, into destination: UnsafeMutableRawBufferPointer, limits: WireLimits
     ) throws(WireError) -> Int {
         let body = try checkedBodySize(of: message, limits: limits)
         let size = ByteWriter.varintSize(UInt64(body)) + body
@@ -110,9 +119,18 @@ public enum StreamFraming {
     ///
     /// Returns the message and the bytes the frame took, or nil when more bytes are needed. Error offsets count from
     /// the start of the frame.
-    @inlinable
+    @inlinable @inline(__always)
     public static func decodeFrame(
         _ bytes: UnsafeRawBufferPointer, limits: WireLimits = .default
+    ) throws(WireError) -> (message: Message, length: Int)? {
+        if let frame = decodeInline(bytes, limits: limits) { return frame }
+        return try decodeAnyFrame(bytes, limits: limits)
+    }
+
+    /// ``decodeFrame(_:limits:)`` of any frame: the general path.
+    @inlinable
+    static func decodeAnyFrame(
+        _ bytes: UnsafeRawBufferPointer, limits: WireLimits
     ) throws(WireError) -> (message: Message, length: Int)? {
         guard let (headerLength, bodyLength) = try decodeHeader(bytes, limits: limits) else { return nil }
         let total = headerLength + bodyLength
