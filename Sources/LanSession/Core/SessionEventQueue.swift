@@ -9,11 +9,13 @@ import NIOCore
 final class SessionEventQueue {
     let fanout: EventFanout<SessionEvent>
     private var throttle = NoticeThrottle()
-    private var batch: [ByteBuffer] = []
-    private var from = PeerID(0)
-    private var reliable = true
+    // The batch of the read: changed for every message, by this class alone and never across a call that could
+    // reach it again, so not checked for exclusive access at run time.
+    @exclusivity(unchecked) private var batch: [ByteBuffer] = []
+    @exclusivity(unchecked) private var from = PeerID(0)
+    @exclusivity(unchecked) private var reliable = true
     /// Messages in the last batch: the next one is made that large at once, so that it grows by no more allocations.
-    private var lastBatchSize = 16
+    @exclusivity(unchecked) private var lastBatchSize = 16
 
     init(fanout: EventFanout<SessionEvent>) {
         self.fanout = fanout

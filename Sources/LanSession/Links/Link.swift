@@ -27,8 +27,10 @@ final class Link {
     private(set) var provenEndpoint: Endpoint?
     let path: PathKey
     let openedAt: NIODeadline
-    private(set) var machine: LinkStateMachine
-    private(set) var liveness: Liveness
+    // Read or stepped for every message on the loop, never across a call that could reach them again: not checked
+    // for exclusive access at run time (a check costs about as much as the step).
+    @exclusivity(unchecked) private(set) var machine: LinkStateMachine
+    @exclusivity(unchecked) private(set) var liveness: Liveness
     /// Round trips of this link's heartbeats.
     private(set) var rtt = RoundTripEstimator()
     /// When the handshake completed.
@@ -66,7 +68,7 @@ final class Link {
     }
 
     /// The peer's hello, kept once it arrived (also after the link closed, to settle its peer).
-    private(set) var hello: Hello?
+    @exclusivity(unchecked) private(set) var hello: Hello?
 
     var role: LinkStateMachine.Role { machine.role }
     var peerID: PeerID? { hello?.peerID }

@@ -39,7 +39,8 @@ final class LinkHandler<Core: LinkEvents>: ChannelInboundHandler {
     private let intendedPeer: PeerID?
     private let security: LinkSecurity?
     private var link: Link?
-    private var decoder: WireFrameDecoder
+    /// Steps for every frame, in calls that reach nothing else: not checked for exclusive access at run time.
+    @exclusivity(unchecked) private var decoder: WireFrameDecoder
     /// Bytes not framed yet: an incomplete frame waiting for the rest, or what arrived while a read was being framed.
     private var unframed: ByteBuffer?
     /// A read is being framed. NIO can read again inside it: a write that fails drains the socket at once (from

@@ -170,12 +170,15 @@ final class LinkWriter {
 extension LinkWriter {
     /// What the writer keeps per link, on the link so that a write finds it without a lookup; only the writer reads or
     /// writes it.
+    ///
+    /// Its fields change for every frame written, in this file alone and never across a call that could reach them
+    /// again: they are not checked for exclusive access at run time.
     final class Outbox {
         /// Written to in the loop's current burst of work.
-        fileprivate var inBurst = false
+        @exclusivity(unchecked) fileprivate var inBurst = false
         /// The small frames waiting for the burst's end.
-        fileprivate var pending: ByteBuffer?
+        @exclusivity(unchecked) fileprivate var pending: ByteBuffer?
         /// The bytes of large frames written and not flushed yet.
-        fileprivate var unflushed = 0
+        @exclusivity(unchecked) fileprivate var unflushed = 0
     }
 }

@@ -15,7 +15,9 @@ final class OutgoingStreams {
     /// Why recently ended streams ended, for the writer's next call.
     private var endedStreams: [StreamKey: SessionError] = [:]
     /// Applications' data waiting for room on each peer's reliable channel, in order.
-    private var outboxes: [PeerID: [PendingData]] = [:]
+    /// Looked up for every message sent; not checked for exclusive access at run time (changed by this class alone,
+    /// never across a call that could reach it again).
+    @exclusivity(unchecked) private var outboxes: [PeerID: [PendingData]] = [:]
 
     init(loop: any EventLoop, logger: Logger) {
         self.loop = loop

@@ -13,14 +13,17 @@ final class PeerRecord {
     private(set) var publicKey: [UInt8]?
     /// How it got in (nil on insecure links).
     private(set) var trust: DeviceTrust?
-    private(set) var state = PeerState.discovered
+    @exclusivity(unchecked) private(set) var state = PeerState.discovered
     /// Its links that said hello and are open, one per path: the active one, standbys, and ones in their handshake.
-    private(set) var links: [ObjectIdentifier: Link] = [:]
+    @exclusivity(unchecked) private(set) var links: [ObjectIdentifier: Link] = [:]
     /// The link that carries the peer's data. The pair's leader chooses it; see ``LinkStateMachine``.
-    private(set) var active: Link?
-    private(set) var reliable: ReliableChannel
+    @exclusivity(unchecked) private(set) var active: Link?
+    /// Stepped for every sequenced message, only by the methods below, which call nothing that could reach it again:
+    /// like the fields marked so above and below, not checked for exclusive access at run time, a check that costs
+    /// about as much as the step.
+    @exclusivity(unchecked) private(set) var reliable: ReliableChannel
     /// Payload bytes received since the last acknowledgement.
-    private(set) var unacknowledgedBytes = 0
+    @exclusivity(unchecked) private(set) var unacknowledgedBytes = 0
     private(set) var everConnected = false
     /// The peer said bye, or refused for good: do not redial until it shows up again.
     private(set) var left = false

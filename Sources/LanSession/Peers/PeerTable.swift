@@ -9,7 +9,8 @@ final class PeerTable {
     private let replayBufferBytes: Int
     private let pathSelector: PathSelector
     private let stateChanges: PeerStateChanges
-    private var peers: [PeerID: PeerRecord] = [:]
+    /// Looked up for every message; changed only between messages: not checked for exclusive access at run time.
+    @exclusivity(unchecked) private var peers: [PeerID: PeerRecord] = [:]
 
     init(
         replayBufferMessages: Int, replayBufferBytes: Int, pathSelector: PathSelector, stateChanges: PeerStateChanges
