@@ -14,8 +14,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
+        // scripts/bench: every benchmark as a subcommand of one tool, in-process on loopback or driving the anchors'
+        // own programs and release sessiond on test hosts.
+        .executableTarget(
+            name: "lansession-bench",
+            dependencies: [
+                .product(name: "SessionControl", package: "LanSession"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Compares WireCodec's encoded size and speed (with BubblesAndCounter's codec for the apps' messages) with
         // protobuf, JSON, plists and keyed archives.
         .executableTarget(

@@ -1,0 +1,138 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A program run as a child process (Foundation's `Process`), found on `PATH`.
+///
+/// `run` waits for it and throws a ``SubprocessError`` unless it exits with 0; `output` also returns what it wrote to
+/// stdout; `start` leaves it running (``pid``, ``terminate(_:)``, ``wait()``). Children start with every signal at its
+/// default, whatever this process ignores.
+final class Subprocess: @unchecked Sendable {
+    /// Where a stream of the child goes.
+    enum Stream: Sendable {
+        /// This process's own stream.
+        case inherit
+        /// /dev/null.
+        case discard
+        /// A pipe read by ``wait()`` (stdout) or kept for the error (stderr).
+        case capture
+        /// This process's stderr (for build output, which must not reach stdout).
+        case standardError
+        /// A file, created or truncated.
+        case file(String)
+    }
+
+    /// The program and its arguments.
+    let command: [String]
+    private let process = Process()
+    private var outputPipe: Pipe?
+    private var errorPipe: Pipe?
+
+    init(
+        _ command: [String], stdout: Stream = .inherit, stderr: Stream = .inherit, directory: String? = nil,
+        environment: [String: String]? = nil
+    ) {
+        precondition(!command.isEmpty, "a command needs a program")
+        self.command = command
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // env also puts every signal back to its default: this process ignores SIGINT and SIGTERM (``SignalTrap``).
+        process.arguments = ["--default-signal"] + command
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if let environment { process.environment = environment }
+        outputPipe = Self.attach(stdout, output: true) { process.standardOutput = $0 }
+        errorPipe = Self.attach(stderr, output: false) { process.standardError = $0 }
+    }
+
+    private static func attach(_ stream: Stream, output: Bool, _ set: (Any?) -> Void) -> Pipe? {
+        switch stream {
+        case .inherit:
+            set(output ? FileHandle.standardOutput : FileHandle.standardError)
+        case .discard:
+            set(FileHandle.nullDevice)
+        case .standardError:
+            set(FileHandle.standardError)
+        case .capture:
+            let pipe = Pipe()
+            set(pipe)
+            return pipe
+        case .file(let path):
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+            set(FileHandle(forWritingAtPath: path))
+        }
+        return nil
+    }
+
+    /// The child's process id (after ``start()``). `/usr/bin/env` execs the program, so it is the program's.
+    var pid: Int32 { process.processIdentifier }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Starts the child without waiting for it.
+    func start() throws(SubprocessError) {
+        do {
+            try process.run()
+        } catch {
+            throw SubprocessError(command: command, reason: .notStarted("\(error)"))
+        }
+    }
+
+    /// Waits for the child to end; returns what it wrote to stdout when that is captured. Throws unless it exited 0.
+    @discardableResult
+    func wait() throws(SubprocessError) -> String {
+        // stderr is drained beside stdout, so that a child filling one pipe never waits on the other.
+        let errorText = Mutex("")
+        let drained = DispatchGroup()
+        if let errorPipe {
+            DispatchQueue.global().async(group: drained) {
+                let data = errorPipe.fileHandleForReading.readDataToEndOfFile()
+                errorText.withLock { $0 = String(decoding: data, as: UTF8.self) }
+            }
+        }
+        let output = outputPipe.map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        drained.wait()
+        let errors: String? = errorText.withLock { $0 }
+        process.waitUntilExit()
+        let status = process.terminationStatus
+        switch process.terminationReason {
+        case .exit where status == 0:
+            return output ?? ""
+        case .exit:
+            throw SubprocessError(command: command, reason: .exited(status), standardError: errors ?? "")
+        case .uncaughtSignal:
+            throw SubprocessError(command: command, reason: .signalled(status), standardError: errors ?? "")
+        @unknown default:
+            throw SubprocessError(command: command, reason: .exited(status), standardError: errors ?? "")
+        }
+    }
+
+    /// Sends `signal` to the child if it still runs.
+    func terminate(_ signal: Int32 = SIGTERM) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Sends SIGTERM and waits for the end, whatever its status.
+    func stop() {
+        terminate()
+        process.waitUntilExit()
+    }
+
+    /// Runs `command` to its end; its stdout and stderr go where asked (this process's by default).
+    static func run(_ command: [String], stdout: Stream = .inherit, stderr: Stream = .inherit) throws(SubprocessError) {
+        let child = Subprocess(command, stdout: stdout, stderr: stderr)
+        try child.start()
+        try child.wait()
+    }
+
+    /// Runs `command` to its end and returns its stdout, without a trailing newline; its stderr is captured for the
+    /// error unless asked otherwise.
+    static func output(_ command: [String], stderr: Stream = .capture) throws(SubprocessError) -> String {
+        let child = Subprocess(command, stdout: .capture, stderr: stderr)
+        try child.start()
+        var text = try child.wait()
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+}
