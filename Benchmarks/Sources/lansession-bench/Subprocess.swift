@@ -28,6 +28,8 @@ final class Subprocess: @unchecked Sendable {
     let command: [String]
     private let process = Process()
     private var outputPipe: Pipe?
+    /// The wait status, when ``waitForExit()`` reaped the child itself.
+    private var reapedStatus: Int32?
     /// Where a captured stderr goes: a file, so that a child filling it never waits for this process to read.
     private var errorFile: String?
 
@@ -76,7 +78,7 @@ final class Subprocess: @unchecked Sendable {
     /// The child's process id (after ``start()``). `/usr/bin/env` execs the program, so it is the program's.
     var pid: Int32 { process.processIdentifier }
 
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { reapedStatus == nil && process.isRunning }
 
     /// Starts the child without waiting for it.
     func start() throws(SubprocessError) {
@@ -91,11 +93,19 @@ final class Subprocess: @unchecked Sendable {
     @discardableResult
     func wait() throws(SubprocessError) -> String {
         let output = outputPipe.map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-        process.waitUntilExit()
+        waitForExit()
         var errors: String?
         if let errorFile {
             errors = try? String(contentsOfFile: errorFile, encoding: .utf8)
             try? FileManager.default.removeItem(atPath: errorFile)
+        }
+        if let raw = reapedStatus {
+            let signal = raw & 0x7f
+            let status = (raw >> 8) & 0xff
+            if signal == 0 && status == 0 { return output ?? "" }
+            throw SubprocessError(
+                command: command, reason: signal == 0 ? .exited(status) : .signalled(signal),
+                standardError: errors ?? "")
         }
         let status = process.terminationStatus
         switch process.terminationReason {
@@ -112,13 +122,32 @@ final class Subprocess: @unchecked Sendable {
 
     /// Sends `signal` to the child if it still runs.
     func terminate(_ signal: Int32 = SIGTERM) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        if isRunning { kill(process.processIdentifier, signal) }
     }
 
     /// Sends SIGTERM and waits for the end, whatever its status.
     func stop() {
         terminate()
-        process.waitUntilExit()
+        waitForExit()
+    }
+
+    /// Waits until the child has ended. Foundation may not notice the end of a child whose own children live on
+    /// (scripts/testnet up leaves its daemons running): the child is reaped here then, its status kept.
+    private func waitForExit() {
+        while reapedStatus == nil && process.isRunning {
+            var status: Int32 = 0
+            let result = waitpid(process.processIdentifier, &status, WNOHANG)
+            if result == process.processIdentifier {
+                reapedStatus = status
+                return
+            }
+            if result == -1 && errno == ECHILD {
+                // Foundation reaped it: its state follows.
+                while process.isRunning { usleep(1_000) }
+                return
+            }
+            usleep(2_000)
+        }
     }
 
     /// Runs `command` to its end; its stdout and stderr go where asked (this process's by default).
