@@ -30,6 +30,8 @@ final class Subprocess: @unchecked Sendable {
     private let process = Process()
     private var outputPipe: Pipe?
     private var errorPipe: Pipe?
+    /// The wait status, when this type reaped the child itself.
+    private let reaped = Mutex<Int32?>(nil)
 
     init(
         _ command: [String], stdout: Stream = .inherit, stderr: Stream = .inherit, directory: String? = nil,
@@ -68,7 +70,7 @@ final class Subprocess: @unchecked Sendable {
     /// The child's process id (after ``start()``). `/usr/bin/env` execs the program, so it is the program's.
     var pid: Int32 { process.processIdentifier }
 
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { process.isRunning && reaped.withLock { $0 } == nil }
 
     /// Starts the child without waiting for it.
     func start() throws(SubprocessError) {
@@ -94,29 +96,50 @@ final class Subprocess: @unchecked Sendable {
         let output = outputPipe.map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         drained.wait()
         let errors: String? = errorText.withLock { $0 }
-        process.waitUntilExit()
-        let status = process.terminationStatus
-        switch process.terminationReason {
-        case .exit where status == 0:
+        let (signalled, status) = waitForExit()
+        switch (signalled, status) {
+        case (false, 0):
             return output ?? ""
-        case .exit:
+        case (false, _):
             throw SubprocessError(command: command, reason: .exited(status), standardError: errors ?? "")
-        case .uncaughtSignal:
+        case (true, _):
             throw SubprocessError(command: command, reason: .signalled(status), standardError: errors ?? "")
-        @unknown default:
-            throw SubprocessError(command: command, reason: .exited(status), standardError: errors ?? "")
         }
+    }
+
+    /// Waits for the child's end: whether a signal ended it, and its exit status or the signal. Foundation's own
+    /// watch can miss a child's SIGCHLD (a child of `scripts/testnet up` stayed a zombie, waited for forever), so the
+    /// child is also reaped here when Foundation has not done it.
+    private func waitForExit() -> (signalled: Bool, status: Int32) {
+        var pause: UInt32 = 1_000
+        while process.isRunning {
+            if let status = reaped.withLock({ $0 }) { return Self.decode(status) }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                reaped.withLock { $0 = status }
+                return Self.decode(status)
+            }
+            usleep(pause)
+            pause = min(pause * 2, 20_000)
+        }
+        return (process.terminationReason == .uncaughtSignal, process.terminationStatus)
+    }
+
+    /// A wait status as (signalled, exit status or signal).
+    private static func decode(_ status: Int32) -> (signalled: Bool, status: Int32) {
+        let signal = status & 0x7F
+        return signal == 0 ? (false, (status >> 8) & 0xFF) : (true, signal)
     }
 
     /// Sends `signal` to the child if it still runs.
     func terminate(_ signal: Int32 = SIGTERM) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        if isRunning { kill(process.processIdentifier, signal) }
     }
 
     /// Sends SIGTERM and waits for the end, whatever its status.
     func stop() {
         terminate()
-        process.waitUntilExit()
+        _ = waitForExit()
     }
 
     /// Runs `command` to its end; its stdout and stderr go where asked (this process's by default).
