@@ -22,14 +22,15 @@ let package = Package(
         .executableTarget(
             name: "lansession-bench",
             dependencies: [
+                "CodecBenchmark", "SessionBenchmark", "TransferBenchmark", "ThroughputBenchmark", "PageBenchmark",
                 .product(name: "SessionControl", package: "LanSession"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Compares WireCodec's encoded size and speed (with BubblesAndCounter's codec for the apps' messages) with
         // protobuf, JSON, plists and keyed archives.
-        .executableTarget(
-            name: "codec-bench",
+        .target(
+            name: "CodecBenchmark",
             dependencies: [
                 .product(name: "WireCodec", package: "LanSession"),
                 .product(name: "BubblesAndCounter", package: "LanSession"),
@@ -37,8 +38,8 @@ let package = Package(
             ]
         ),
         // Round-trip latency of sessions on loopback next to plain SwiftNIO TCP and UDP ping-pong.
-        .executableTarget(
-            name: "session-bench",
+        .target(
+            name: "SessionBenchmark",
             dependencies: [
                 .product(name: "LanSession", package: "LanSession"),
                 .product(name: "LinkCrypto", package: "LanSession"),
@@ -50,8 +51,8 @@ let package = Package(
             ]
         ),
         // Throughput of a resource transfer between sessions next to a raw TCP copy, and latency meanwhile.
-        .executableTarget(
-            name: "transfer-bench",
+        .target(
+            name: "TransferBenchmark",
             dependencies: [
                 .product(name: "LanSession", package: "LanSession"),
                 .product(name: "Logging", package: "swift-log"),
@@ -63,8 +64,8 @@ let package = Package(
         ),
         // Increments and data messages per second over one reliable link next to plain SwiftNIO TCP, and next to
         // TLS 1.3 over SwiftNIO for sealed messages.
-        .executableTarget(
-            name: "throughput-bench",
+        .target(
+            name: "ThroughputBenchmark",
             dependencies: [
                 .product(name: "LanSession", package: "LanSession"),
                 .product(name: "BubblesAndCounter", package: "LanSession"),
@@ -79,8 +80,8 @@ let package = Package(
             ]
         ),
         // What open pages cost sessiond: N pages while one drags at 60 Hz and one floods moves.
-        .executableTarget(
-            name: "page-bench",
+        .target(
+            name: "PageBenchmark",
             dependencies: [
                 .product(name: "SessionControl", package: "LanSession"),
                 .product(name: "NIOCore", package: "swift-nio"),

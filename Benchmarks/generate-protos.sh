@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates Sources/codec-bench/Generated/bench.pb.swift from Protos/bench.proto.
+# Regenerates Sources/CodecBenchmark/Generated/bench.pb.swift from Protos/bench.proto.
 #
 # Usage: PROTOC_GEN_SWIFT=/path/to/protoc-gen-swift Benchmarks/generate-protos.sh
 # Needs `protoc` on PATH and a protoc-gen-swift built from the swift-protobuf version that Package.swift depends on.
@@ -22,6 +22,6 @@ protoc \
     --plugin=protoc-gen-swift="$PROTOC_GEN_SWIFT" \
     --proto_path=Protos \
     --swift_opt=Visibility=Internal \
-    --swift_out=Sources/codec-bench/Generated \
+    --swift_out=Sources/CodecBenchmark/Generated \
     Protos/bench.proto
-echo "generated Sources/codec-bench/Generated/bench.pb.swift" >&2
+echo "generated Sources/CodecBenchmark/Generated/bench.pb.swift" >&2

@@ -25,14 +25,25 @@ enum Repository {
     /// A path inside the checkout.
     static func path(_ relative: String) -> String { root + "/" + relative }
 
-    /// Builds products of the root package in release mode (build output to stderr) and returns its bin directory.
+    /// Builds products of the root package (sessiond, session-client) in release mode, as products of the Benchmarks
+    /// package that depends on it: one build folder, whose LanSession modules this tool's build has compiled already.
+    /// Build output goes to stderr; returns the folder of the binaries.
     static func releaseBuild(_ products: [String]) throws(SubprocessError) -> String {
+        let package = path("Benchmarks")
         for product in products {
             try Subprocess.run(
-                ["swift", "build", "-c", "release", "--package-path", root, "--product", product],
+                ["swift", "build", "-c", "release", "--package-path", package, "--product", product],
                 stdout: .standardError)
         }
-        return try Subprocess.output(["swift", "build", "-c", "release", "--package-path", root, "--show-bin-path"])
+        return try Subprocess.output(["swift", "build", "-c", "release", "--package-path", package, "--show-bin-path"])
+    }
+
+    /// A new empty directory for a benchmark's files, in the temporary directory; the benchmark removes it.
+    static func scratchDirectory(_ name: String) throws -> String {
+        let template = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(name).XXXXXX").path
+        var bytes = Array(template.utf8CString)
+        guard mkdtemp(&bytes) != nil else { throw BenchFailure("\(name): cannot make a scratch directory") }
+        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Says so on stderr, as every progress note of a benchmark (stdout holds only its rows).

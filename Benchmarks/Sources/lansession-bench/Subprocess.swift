@@ -5,7 +5,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// A program run as a child process (Foundation's `Process`), found on `PATH`.
+/// A program run as a child process (Foundation's `Process`), found on `PATH`; its stdin is a file or /dev/null.
 ///
 /// `run` waits for it and throws a ``SubprocessError`` unless it exits with 0; `output` also returns what it wrote to
 /// stdout; `start` leaves it running (``pid``, ``terminate(_:)``, ``wait()``). Children start with every signal at its
@@ -17,7 +17,7 @@ final class Subprocess: @unchecked Sendable {
         case inherit
         /// /dev/null.
         case discard
-        /// A pipe read by ``wait()`` (stdout) or kept for the error (stderr).
+        /// stdout: a pipe that ``wait()`` reads; stderr: a scratch file whose end ``SubprocessError`` carries.
         case capture
         /// This process's stderr (for build output, which must not reach stdout).
         case standardError
@@ -29,23 +29,32 @@ final class Subprocess: @unchecked Sendable {
     let command: [String]
     private let process = Process()
     private var outputPipe: Pipe?
-    private var errorPipe: Pipe?
+    /// Where a captured stderr goes: a file, so that a child filling it never waits for this process to read.
+    private var errorFile: String?
     /// The wait status, when this type reaped the child itself.
     private let reaped = Mutex<Int32?>(nil)
 
     init(
-        _ command: [String], stdout: Stream = .inherit, stderr: Stream = .inherit, directory: String? = nil,
-        environment: [String: String]? = nil
+        _ command: [String], stdout: Stream = .inherit, stderr: Stream = .inherit, stdin: String? = nil,
+        directory: String? = nil, environment: [String: String]? = nil
     ) {
         precondition(!command.isEmpty, "a command needs a program")
         self.command = command
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // env also puts every signal back to its default: this process ignores SIGINT and SIGTERM (``SignalTrap``).
         process.arguments = ["--default-signal"] + command
+        process.standardInput = stdin.flatMap { FileHandle(forReadingAtPath: $0) } ?? FileHandle.nullDevice
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if let environment { process.environment = environment }
         outputPipe = Self.attach(stdout, output: true) { process.standardOutput = $0 }
-        errorPipe = Self.attach(stderr, output: false) { process.standardError = $0 }
+        if case .capture = stderr {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).err")
+                .path
+            errorFile = path
+            _ = Self.attach(.file(path), output: false) { process.standardError = $0 }
+        } else {
+            _ = Self.attach(stderr, output: false) { process.standardError = $0 }
+        }
     }
 
     private static func attach(_ stream: Stream, output: Bool, _ set: (Any?) -> Void) -> Pipe? {
@@ -84,19 +93,13 @@ final class Subprocess: @unchecked Sendable {
     /// Waits for the child to end; returns what it wrote to stdout when that is captured. Throws unless it exited 0.
     @discardableResult
     func wait() throws(SubprocessError) -> String {
-        // stderr is drained beside stdout, so that a child filling one pipe never waits on the other.
-        let errorText = Mutex("")
-        let drained = DispatchGroup()
-        if let errorPipe {
-            DispatchQueue.global().async(group: drained) {
-                let data = errorPipe.fileHandleForReading.readDataToEndOfFile()
-                errorText.withLock { $0 = String(decoding: data, as: UTF8.self) }
-            }
-        }
         let output = outputPipe.map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-        drained.wait()
-        let errors: String? = errorText.withLock { $0 }
         let (signalled, status) = waitForExit()
+        var errors: String?
+        if let errorFile {
+            errors = try? String(contentsOfFile: errorFile, encoding: .utf8)
+            try? FileManager.default.removeItem(atPath: errorFile)
+        }
         switch (signalled, status) {
         case (false, 0):
             return output ?? ""

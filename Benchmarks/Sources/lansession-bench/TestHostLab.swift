@@ -29,10 +29,7 @@ final class TestHostLab: Sendable {
         guard getuid() == 0 else { throw BenchFailure("\(name): needs root (test hosts)") }
         self.name = name
         bin = try Repository.releaseBuild(products)
-        let template = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(name).XXXXXX").path
-        var bytes = Array(template.utf8CString)
-        guard mkdtemp(&bytes) != nil else { throw BenchFailure("\(name): cannot make a scratch directory") }
-        work = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        work = try Repository.scratchDirectory(name)
         do {
             lab = try Subprocess.output(
                 [testnet, "up", String(hosts), "--ttl", "900", "--prefix", name], stderr: .standardError)
@@ -99,7 +96,8 @@ final class TestHostLab: Sendable {
     /// `path` inside host `host`'s mount namespace, as this process reaches it (/proc/PID/root/…): a control socket
     /// under the host's own /run, say.
     func path(inHost host: Int, _ path: String) throws -> String {
-        "/proc/\(try holderPID(ofHost: host))/root" + path
+        let holder = try holderPID(ofHost: host)
+        return "/proc/\(holder)/root" + path
     }
 
     /// Ends what ``spawn(inHost:_:stdout:stderr:)`` started (SIGTERM, by pid), takes the lab down and removes the

@@ -15,40 +15,7 @@ import Synchronization
 /// as a verified transfer must), then `session-resource` over insecure links and `session-resource-sealed` over encrypted ones (as every session runs).
 /// The files live in the temporary directory (`TMPDIR`). Each session row also gives the reliable round trip of a ping measured while the transfer runs, next to
 /// the same measured idle.
-@main
-struct TransferBench {
-    static let usage = "usage: transfer-bench [--json] [--megabytes N]"
-
-    static func main() async {
-        var json = false
-        var megabytes = 200
-        var arguments = CommandLine.arguments.dropFirst()
-        while let argument = arguments.popFirst() {
-            switch argument {
-            case "--json": json = true
-            case "--megabytes":
-                guard let text = arguments.popFirst(), let value = Int(text), (1...4096).contains(value) else {
-                    FileHandle.standardError.write(
-                        Data("transfer-bench: --megabytes must be 1...4096; \(usage)\n".utf8))
-                    exit(2)
-                }
-                megabytes = value
-            case "-h", "--help":
-                print(usage)
-                exit(0)
-            default:
-                FileHandle.standardError.write(Data("transfer-bench: unknown argument '\(argument)'; \(usage)\n".utf8))
-                exit(2)
-            }
-        }
-        do {
-            try await run(json: json, megabytes: megabytes)
-        } catch {
-            FileHandle.standardError.write(Data("transfer-bench: \(error)\n".utf8))
-            exit(1)
-        }
-    }
-
+public enum TransferBench {
     struct Row {
         var name: String
         var bytes: Int
@@ -61,7 +28,9 @@ struct TransferBench {
         var megabytesPerSecond: Double { Double(bytes) / seconds / 1e6 }
     }
 
-    nonisolated static func run(json: Bool, megabytes: Int) async throws {
+    /// Copies a file of `megabytes` MB (raw, then between sessions) and prints the rows: a table, or with `json` one
+    /// JSON object per line.
+    public static func run(json: Bool, megabytes: Int) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("transfer-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -15,13 +15,10 @@ import Synchronization
 /// task group, so that what is measured is the session's path and not one caller's hop latency. A row ends when the
 /// receiving session has everything: its counter shows the sender's count, or its event stream delivered every
 /// message.
-@main
-struct ThroughputBench {
+public enum ThroughputBench {
     static let loopback = "127.0.0.1"
-    static let usage =
-        "usage: throughput-bench [--json] [--increments N] [--messages N] [--only ROW,...] [--no-baseline]; rows: "
-        + rowKeys.joined(separator: ", ")
-    static let rowKeys = [
+    /// The rows, by the names `Options.only` takes.
+    public static let rowKeys = [
         "increments", "increments-insecure", "messages-1k-insecure", "messages-1k", "messages-60k-insecure",
         "messages-60k", "messages-1k-each",
     ]
@@ -34,14 +31,26 @@ struct ThroughputBench {
     /// Bytes of a counter increment on the wire (frame header, kind, sequence number and count), for the baseline.
     static let incrementFrameSize = 12
 
-    struct Options {
-        var json = false
-        var increments = 300_000
-        var messages = 200_000
+    /// What to measure.
+    public struct Options: Sendable {
+        public var json = false
+        public var increments = 300_000
+        public var messages = 200_000
         /// Rows to run (all when nil), by ``Row/key``.
-        var only: Set<String>?
+        public var only: Set<String>?
         /// Skip the baselines: for counting what the session's own path allocates or executes (valgrind).
-        var noBaseline = false
+        public var noBaseline = false
+
+        public init(
+            json: Bool = false, increments: Int = 300_000, messages: Int = 200_000, only: Set<String>? = nil,
+            noBaseline: Bool = false
+        ) {
+            self.json = json
+            self.increments = increments
+            self.messages = messages
+            self.only = only
+            self.noBaseline = noBaseline
+        }
     }
 
     struct Row {
@@ -63,8 +72,8 @@ struct ThroughputBench {
         var megabytesPerSecond: Double { Double(count * size) / seconds / 1e6 }
     }
 
-    static func main() async {
-        let options = parseArguments()
+    /// Measures the rows `options` asks for and prints them: a table, or with `json` one JSON object per line.
+    public static func run(_ options: Options) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         do {
             var rows: [Row] = []
@@ -95,39 +104,10 @@ struct ThroughputBench {
             }
             report(rows, json: options.json)
         } catch {
-            FileHandle.standardError.write(Data("throughput-bench: \(error)\n".utf8))
             try? await group.shutdownGracefully()
-            exit(1)
+            throw error
         }
         try? await group.shutdownGracefully()
-    }
-
-    static func parseArguments() -> Options {
-        var options = Options()
-        var arguments = CommandLine.arguments.dropFirst()
-        while let argument = arguments.popFirst() {
-            switch argument {
-            case "--json": options.json = true
-            case "--no-baseline": options.noBaseline = true
-            case "--only":
-                guard let text = arguments.popFirst() else { fail("--only needs row names") }
-                let keys = Set(text.split(separator: ",").map(String.init))
-                guard keys.isSubset(of: rowKeys) else { fail("unknown row in '\(text)'") }
-                options.only = keys
-            case "--increments", "--messages":
-                guard let text = arguments.popFirst(), let value = Int(text), (1...10_000_000).contains(value) else {
-                    fail("\(argument) needs a whole number 1...10000000")
-                }
-                if argument == "--increments" { options.increments = value } else { options.messages = value }
-            default: fail("unknown argument '\(argument)'")
-            }
-        }
-        return options
-    }
-
-    static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("throughput-bench: \(message); \(usage)\n".utf8))
-        exit(2)
     }
 
     /// Two sessions with the original apps, B connected to A, on the group's two loops.

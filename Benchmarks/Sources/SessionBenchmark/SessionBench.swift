@@ -12,8 +12,7 @@ import NIOPosix
 /// Every row runs on the two event loops of one 2-thread group (client or pinging session on one, server or
 /// answering session on the other) and is driven from a Swift async caller, one round trip at a time; see
 /// `LatencyMeter` for what a sample includes.
-@main
-struct SessionBench {
+public enum SessionBench {
     /// The only address the benchmark binds to or connects to.
     static let loopback = "127.0.0.1"
     /// Bytes of the raw baselines' message.
@@ -23,9 +22,6 @@ struct SessionBench {
     /// How long closing sockets, stopping sessions or shutting down the event loops may take.
     static let cleanUpTimeout = 10
 
-    /// The command line's synopsis.
-    static let usage = "usage: session-bench [--json] [--count N]"
-
     /// What the command line asked for.
     struct Options {
         /// One JSON object per row instead of the table.
@@ -34,9 +30,10 @@ struct SessionBench {
         var count = 10_000
     }
 
-    /// Measures, prints, then stops everything; exits 1 if a row could not be measured.
-    static func main() async {
-        let options = parseArguments()
+    /// Measures every row (`count` timed round trips each) and prints it: a table, or with `json` one JSON object per
+    /// line; then stops everything. Throws if a row could not be measured.
+    public static func run(json: Bool, count: Int) async throws {
+        let options = Options(json: json, count: count)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         var failure: (any Error)?
         do {
@@ -45,35 +42,7 @@ struct SessionBench {
             failure = error
         }
         await cleanUp("shutting down the event loops") { try? await group.shutdownGracefully() }
-        if let failure {
-            printError("session-bench: \(failure)")
-            exit(1)
-        }
-    }
-
-    /// Reads the command line; on a mistake, says so on stderr and exits 2.
-    static func parseArguments() -> Options {
-        var options = Options()
-        var arguments = CommandLine.arguments.dropFirst()
-        while let argument = arguments.popFirst() {
-            switch argument {
-            case "--json":
-                options.json = true
-            case "--count":
-                guard let text = arguments.popFirst(), let count = Int(text), count > 0 else {
-                    printError("session-bench: --count needs a positive whole number; \(usage)")
-                    exit(2)
-                }
-                options.count = count
-            case "-h", "--help":
-                print(usage)
-                exit(0)
-            default:
-                printError("session-bench: unknown argument '\(argument)'; \(usage)")
-                exit(2)
-            }
-        }
-        return options
+        if let failure { throw failure }
     }
 
     /// Measures every row and prints it. Runs off the main actor, so that round trips resume on the concurrency
@@ -96,14 +65,14 @@ struct SessionBench {
             }
         }
 
-        printError("session-bench: raw-tcp, \(LatencyMeter.warmUp) + \(count) round trips")
+        printError("bench session: raw-tcp, \(LatencyMeter.warmUp) + \(count) round trips")
         let tcp = try await RawTCPPingPong.start(message: message, clientLoop: clientLoop, serverLoop: serverLoop)
         let tcpSamples = try await closing("the raw TCP pair", { await tcp.close() }) {
             try await LatencyMeter.measure(count: count) { try await tcp.roundTrip() }
         }
         report("raw-tcp", transport: "loopback-raw", channel: "reliable", tcpSamples)
 
-        printError("session-bench: raw-udp, \(LatencyMeter.warmUp) + \(count) round trips")
+        printError("bench session: raw-udp, \(LatencyMeter.warmUp) + \(count) round trips")
         let udp = try await RawUDPPingPong.start(message: message, clientLoop: clientLoop, serverLoop: serverLoop)
         let udpSamples = try await closing("the raw UDP pair", { await udp.close() }) {
             try await LatencyMeter.measure(count: count) { try await udp.roundTrip() }
@@ -117,16 +86,16 @@ struct SessionBench {
             let pair = try await SessionPair.start(loopA: clientLoop, loopB: serverLoop, sealed: sealed)
             try await closing("the sessions", { await pair.stop() }) {
                 try await pair.waitUntilConnected(within: connectTimeout)
-                printError("session-bench: session\(suffix) connected \(ContinuousClock.now - started) after the start")
+                printError("bench session: session\(suffix) connected \(ContinuousClock.now - started) after the start")
                 let peer = pair.b.peerID
-                printError("session-bench: session\(suffix)-reliable, \(LatencyMeter.warmUp) + \(count) round trips")
+                printError("bench session: session\(suffix)-reliable, \(LatencyMeter.warmUp) + \(count) round trips")
                 let reliable = try await LatencyMeter.measure(count: count) {
                     _ = try await pair.a.ping(peer, unreliable: false)
                 }
                 report("session\(suffix)-reliable", transport: LANTransport.name, channel: "reliable", reliable)
                 // With `unreliable: true`, a ping quietly goes on the TCP link when UDP is not the route: check it is.
                 try await pair.checkDatagramRoute()
-                printError("session-bench: session\(suffix)-unreliable, \(LatencyMeter.warmUp) + \(count) round trips")
+                printError("bench session: session\(suffix)-unreliable, \(LatencyMeter.warmUp) + \(count) round trips")
                 let unreliable = try await LatencyMeter.measure(count: count) {
                     _ = try await pair.a.ping(peer, unreliable: true)
                 }
@@ -158,7 +127,7 @@ struct SessionBench {
     /// Runs `body`, and ends the process if it takes longer than ``cleanUpTimeout`` seconds.
     nonisolated static func cleanUp(_ what: String, _ body: @Sendable () async -> Void) async {
         let watchdog = DispatchWorkItem {
-            printError("session-bench: \(what) did not finish within \(cleanUpTimeout) s")
+            printError("bench session: \(what) did not finish within \(cleanUpTimeout) s")
             exit(1)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(cleanUpTimeout), execute: watchdog)

@@ -19,72 +19,57 @@ import SessionControl
 /// - the daemon's CPU (utime + stime from /proc) and its resident memory before the pages open, at their peak, and
 ///   3 s after they all closed.
 /// The first row, one page and no flood, is the baseline each other row is read against.
-@main
-struct PageBench {
-    struct Options {
-        var url = ""
-        var control = ""
-        var pid: Int32 = 0
-        var seconds = 8
-        var rows: [(pages: Int, flood: Bool)] = [(1, false), (1, true), (20, true), (200, true)]
-        var json = false
+public enum PageBench {
+    /// What to measure, and the daemon to measure.
+    public struct Options: Sendable {
+        /// The daemon's page.
+        public var url: String
+        /// The daemon's control socket.
+        public var control: String
+        /// The daemon's process id (for its CPU and RSS).
+        public var pid: Int32
+        public var seconds = 8
+        public var rows: [(pages: Int, flood: Bool)] = [(1, false), (1, true), (20, true), (200, true)]
+        public var json = false
+
+        /// The rows for these page counts: the first without a flood (the baseline), then each with one.
+        public static func rows(pages counts: [Int]) -> [(pages: Int, flood: Bool)] {
+            [(counts[0], false)] + counts.map { ($0, true) }
+        }
+
+        public init(url: String, control: String, pid: Int32, seconds: Int = 8, pages: [Int]? = nil, json: Bool) {
+            self.url = url
+            self.control = control
+            self.pid = pid
+            self.seconds = seconds
+            if let pages, !pages.isEmpty { rows = Self.rows(pages: pages) }
+            self.json = json
+        }
     }
 
-    static let usage =
-        "usage: page-bench --url URL --control SOCKET --pid PID [--seconds S] [--pages N,N,...] [--json]"
-
-    static func main() async {
-        guard let options = parse(Array(CommandLine.arguments.dropFirst())),
-            let address = PageClient.Address(url: options.url)
-        else {
-            FileHandle.standardError.write(Data((usage + "\n").utf8))
-            exit(2)
+    /// Opens the pages of every row against the daemon and prints the rows: a table, or with `json` one JSON object
+    /// per line.
+    public static func run(_ options: Options) async throws {
+        guard let address = PageClient.Address(url: options.url) else {
+            throw BenchError("not a page address: \(options.url)")
         }
-        do {
-            if !options.json {
-                emit(
-                    "pages  flood  moves seen  move p50   p99      max      status p50  p99      max      CPU     "
-                        + "RSS before  peak     after")
-            }
-            for row in options.rows {
-                let result = try await Row(
-                    pages: row.pages, flood: row.flood, seconds: options.seconds, address: address,
-                    control: options.control, pid: options.pid
-                ).run()
-                emit(options.json ? result.json : result.line)
-            }
-        } catch {
-            FileHandle.standardError.write(Data("page-bench: \(error)\n".utf8))
-            exit(1)
+        if !options.json {
+            emit(
+                "pages  flood  moves seen  move p50   p99      max      status p50  p99      max      CPU     "
+                    + "RSS before  peak     after")
+        }
+        for row in options.rows {
+            let result = try await Row(
+                pages: row.pages, flood: row.flood, seconds: options.seconds, address: address,
+                control: options.control, pid: options.pid
+            ).run()
+            emit(options.json ? result.json : result.line)
         }
     }
 
     /// A line on stdout at once (stdout is a pipe when the script runs this).
     static func emit(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
-    static func parse(_ arguments: [String]) -> Options? {
-        var options = Options()
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--json": options.json = true
-            case "--url": options.url = rest.popFirst() ?? ""
-            case "--control": options.control = rest.popFirst() ?? ""
-            case "--pid": options.pid = Int32(rest.popFirst() ?? "") ?? 0
-            case "--seconds":
-                guard let seconds = Int(rest.popFirst() ?? ""), (1...600).contains(seconds) else { return nil }
-                options.seconds = seconds
-            case "--pages":
-                let counts = (rest.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
-                guard !counts.isEmpty, counts.allSatisfy({ (1...1000).contains($0) }) else { return nil }
-                options.rows = [(counts[0], false)] + counts.map { ($0, true) }
-            default: return nil
-            }
-        }
-        guard !options.url.isEmpty, !options.control.isEmpty, options.pid > 0 else { return nil }
-        return options
     }
 }
 
@@ -281,7 +266,7 @@ final class StatusPoller: Sendable {
             while state.withLockedValue({ $0.running }) {
                 let started = Row.now()
                 if let client = try? ControlClient(path: path),
-                    (try? client.callRaw(ControlRequest(command: "status"))) != nil
+                    (try? client.callRaw(.status)) != nil
                 {
                     let took = Row.now() - started
                     state.withLockedValue { _ = $0.samples.record(took) }
