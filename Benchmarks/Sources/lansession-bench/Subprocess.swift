@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -28,10 +29,10 @@ final class Subprocess: @unchecked Sendable {
     let command: [String]
     private let process = Process()
     private var outputPipe: Pipe?
-    /// The wait status, when ``waitForExit()`` reaped the child itself.
-    private var reapedStatus: Int32?
     /// Where a captured stderr goes: a file, so that a child filling it never waits for this process to read.
     private var errorFile: String?
+    /// The wait status, when this type reaped the child itself.
+    private let reaped = Mutex<Int32?>(nil)
 
     init(
         _ command: [String], stdout: Stream = .inherit, stderr: Stream = .inherit, stdin: String? = nil,
@@ -78,7 +79,7 @@ final class Subprocess: @unchecked Sendable {
     /// The child's process id (after ``start()``). `/usr/bin/env` execs the program, so it is the program's.
     var pid: Int32 { process.processIdentifier }
 
-    var isRunning: Bool { reapedStatus == nil && process.isRunning }
+    var isRunning: Bool { process.isRunning && reaped.withLock { $0 } == nil }
 
     /// Starts the child without waiting for it.
     func start() throws(SubprocessError) {
@@ -93,31 +94,44 @@ final class Subprocess: @unchecked Sendable {
     @discardableResult
     func wait() throws(SubprocessError) -> String {
         let output = outputPipe.map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-        waitForExit()
+        let (signalled, status) = waitForExit()
         var errors: String?
         if let errorFile {
             errors = try? String(contentsOfFile: errorFile, encoding: .utf8)
             try? FileManager.default.removeItem(atPath: errorFile)
         }
-        if let raw = reapedStatus {
-            let signal = raw & 0x7f
-            let status = (raw >> 8) & 0xff
-            if signal == 0 && status == 0 { return output ?? "" }
-            throw SubprocessError(
-                command: command, reason: signal == 0 ? .exited(status) : .signalled(signal),
-                standardError: errors ?? "")
-        }
-        let status = process.terminationStatus
-        switch process.terminationReason {
-        case .exit where status == 0:
+        switch (signalled, status) {
+        case (false, 0):
             return output ?? ""
-        case .exit:
+        case (false, _):
             throw SubprocessError(command: command, reason: .exited(status), standardError: errors ?? "")
-        case .uncaughtSignal:
+        case (true, _):
             throw SubprocessError(command: command, reason: .signalled(status), standardError: errors ?? "")
-        @unknown default:
-            throw SubprocessError(command: command, reason: .exited(status), standardError: errors ?? "")
         }
+    }
+
+    /// Waits for the child's end: whether a signal ended it, and its exit status or the signal. Foundation's own
+    /// watch can miss a child's SIGCHLD (a child of `scripts/testnet up` stayed a zombie, waited for forever), so the
+    /// child is also reaped here when Foundation has not done it.
+    private func waitForExit() -> (signalled: Bool, status: Int32) {
+        var pause: UInt32 = 1_000
+        while process.isRunning {
+            if let status = reaped.withLock({ $0 }) { return Self.decode(status) }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                reaped.withLock { $0 = status }
+                return Self.decode(status)
+            }
+            usleep(pause)
+            pause = min(pause * 2, 20_000)
+        }
+        return (process.terminationReason == .uncaughtSignal, process.terminationStatus)
+    }
+
+    /// A wait status as (signalled, exit status or signal).
+    private static func decode(_ status: Int32) -> (signalled: Bool, status: Int32) {
+        let signal = status & 0x7F
+        return signal == 0 ? (false, (status >> 8) & 0xFF) : (true, signal)
     }
 
     /// Sends `signal` to the child if it still runs.
@@ -128,26 +142,7 @@ final class Subprocess: @unchecked Sendable {
     /// Sends SIGTERM and waits for the end, whatever its status.
     func stop() {
         terminate()
-        waitForExit()
-    }
-
-    /// Waits until the child has ended. Foundation may not notice the end of a child whose own children live on
-    /// (scripts/testnet up leaves its daemons running): the child is reaped here then, its status kept.
-    private func waitForExit() {
-        while reapedStatus == nil && process.isRunning {
-            var status: Int32 = 0
-            let result = waitpid(process.processIdentifier, &status, WNOHANG)
-            if result == process.processIdentifier {
-                reapedStatus = status
-                return
-            }
-            if result == -1 && errno == ECHILD {
-                // Foundation reaped it: its state follows.
-                while process.isRunning { usleep(1_000) }
-                return
-            }
-            usleep(2_000)
-        }
+        _ = waitForExit()
     }
 
     /// Runs `command` to its end; its stdout and stderr go where asked (this process's by default).
