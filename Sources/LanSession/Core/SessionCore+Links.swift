@@ -125,7 +125,7 @@ extension SessionCore: LinkEvents {
             logger.debug("\(peer.name) restarted; its sequence numbers start over", metadata: ["peer": "\(peer.id)"])
             for old in Array(peer.links.values) where old !== link {
                 perform(old.step { $0.leave(.replaced) }, on: old)
-                detach(old, from: peer)
+                keeper.detach(old, from: peer)
             }
             let (unsent, inDoubt) = peer.withReliable { $0.peerRestarted() }
             applications.forEach { $0.peerRestarted(peer.id) }
@@ -155,7 +155,7 @@ extension SessionCore: LinkEvents {
             // its loop reports it inactive at once, and a link closed while still one of the peer's would lose a
             // connected peer to its own replacement.
             peer.add(link)
-            detach(existing, from: peer, replacedBy: link)
+            keeper.detach(existing, from: peer, replacedBy: link)
             perform(existing.step { $0.leave(.replaced) }, on: existing)
         }
         peer.add(link)
