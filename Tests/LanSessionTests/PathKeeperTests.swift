@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -8,7 +9,8 @@ import WireCodec
 @Suite struct PathKeeperTests {
     @Test func lowerPeerIDLeads() {
         let keeper = PathKeeper<FakePathKeeperDelegate>(
-            localPeer: PeerID(5), livenessTimeout: .seconds(1), loop: EmbeddedEventLoop())
+            localPeer: PeerID(5), livenessTimeout: .seconds(1), loop: EmbeddedEventLoop(), logger: Logger(label: "test")
+        )
         #expect(keeper.isLeader(of: PeerID(6)))
         #expect(!keeper.isLeader(of: PeerID(4)))
     }
@@ -67,33 +69,71 @@ import WireCodec
     @Test func theFollowerDoesNotChoose() {
         let loop = EmbeddedEventLoop()
         let delegate = FakePathKeeperDelegate()
-        let keeper = PathKeeper<FakePathKeeperDelegate>(localPeer: PeerID(3), livenessTimeout: .seconds(1), loop: loop)
+        let keeper = PathKeeper<FakePathKeeperDelegate>(
+            localPeer: PeerID(3), livenessTimeout: .seconds(1), loop: loop, logger: Logger(label: "test"))
         keeper.delegate = delegate
         let (peer, _) = Self.connectedPeer(on: loop)
         keeper.choosePath(for: peer)
         #expect(delegate.calls.isEmpty)
     }
 
+    @Test func aDuplicateOnAPathIsArbitrated() {
+        let loop = EmbeddedEventLoop()
+        let (keeper, delegate) = Self.keeper(on: loop)
+        let (peer, old) = Self.connectedPeer(on: loop)
+        // Peer 2 dialled the old link; this side (1, the lower id) dials the new one: it replaces the old.
+        let mine = Self.link(role: .dialer, on: loop)
+        #expect(keeper.admit(mine, to: peer, restarted: false))
+        #expect(peer.links[ObjectIdentifier(mine)] === mine)
+        #expect(peer.links[ObjectIdentifier(old)] == nil)
+        // Another from peer 2 on the same path is refused: the one dialled by the lower id stays.
+        delegate.calls = []
+        let theirs = Self.link(role: .acceptor, on: loop)
+        #expect(!keeper.admit(theirs, to: peer, restarted: false))
+        #expect(peer.links[ObjectIdentifier(theirs)] == nil)
+        #expect(delegate.calls == ["perform"])
+    }
+
+    @Test func aRestartedPeersLinksOfBeforeGo() {
+        let loop = EmbeddedEventLoop()
+        let (keeper, delegate) = Self.keeper(on: loop)
+        let (peer, old) = Self.connectedPeer(on: loop)
+        let new = Self.link(role: .dialer, on: loop)
+        #expect(keeper.admit(new, to: peer, restarted: true))
+        #expect(peer.links[ObjectIdentifier(old)] == nil)
+        #expect(peer.links[ObjectIdentifier(new)] === new)
+        #expect(delegate.calls.first == "perform")
+        #expect(delegate.calls.contains("restarted"))
+    }
+
     private static func keeper(
         on loop: EmbeddedEventLoop
     ) -> (PathKeeper<FakePathKeeperDelegate>, FakePathKeeperDelegate) {
         let delegate = FakePathKeeperDelegate()
-        let keeper = PathKeeper<FakePathKeeperDelegate>(localPeer: PeerID(1), livenessTimeout: .seconds(1), loop: loop)
+        let keeper = PathKeeper<FakePathKeeperDelegate>(
+            localPeer: PeerID(1), livenessTimeout: .seconds(1), loop: loop, logger: Logger(label: "test"))
         keeper.delegate = delegate
         return (keeper, delegate)
     }
 
     /// Peer 2, connected over one active link.
     private static func connectedPeer(on loop: EmbeddedEventLoop) -> (PeerRecord, Link) {
-        let link = Link(
-            channel: EmbeddedChannel(loop: loop), role: .dialer, transport: LANTransport(), endpoint: nil,
-            intendedPeer: nil, liveness: Liveness(heartbeatInterval: .seconds(1), timeout: .seconds(3), now: .now()))
+        let link = Self.link(role: .acceptor, on: loop)
         let peer = PeerRecord(id: PeerID(2), replayBufferMessages: 16, replayBufferBytes: 1 << 16)
         peer.add(link)
         _ = peer.connecting()
         peer.activate(link)
         _ = peer.connected()
         return (peer, link)
+    }
+}
+
+extension PathKeeperTests {
+    /// A link of `role`, on the path every such link of these tests shares.
+    fileprivate static func link(role: LinkStateMachine.Role, on loop: EmbeddedEventLoop) -> Link {
+        Link(
+            channel: EmbeddedChannel(loop: loop), role: role, transport: LANTransport(), endpoint: nil,
+            intendedPeer: nil, liveness: Liveness(heartbeatInterval: .seconds(1), timeout: .seconds(3), now: .now()))
     }
 }
 
@@ -124,4 +164,5 @@ final class FakePathKeeperDelegate: PathKeeperDelegate {
     func detached(_ link: Link, from peer: PeerRecord) { calls.append("detached") }
     func lost(_ peer: PeerRecord, wasConnected: Bool) { calls.append(wasConnected ? "lost connected" : "lost") }
     func reconcile(_ id: PeerID) { calls.append("reconcile") }
+    func restarted(_ peer: PeerRecord) { calls.append("restarted") }
 }

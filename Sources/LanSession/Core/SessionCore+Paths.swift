@@ -167,4 +167,19 @@ extension SessionCore: PathKeeperDelegate {
     func reconcile(_ id: PeerID) {
         dialler.reconcile(id)
     }
+
+    func restarted(_ peer: PeerRecord) {
+        logger.debug("\(peer.name) restarted; its sequence numbers start over", metadata: ["peer": "\(peer.id)"])
+        let (unsent, inDoubt) = peer.withReliable { $0.peerRestarted() }
+        applications.forEach { $0.peerRestarted(peer.id) }
+        streams.peerGone(peer.id, reason: "\(peer.name) restarted")
+        // Data that never left this process goes to the new incarnation, first; data its old one did not acknowledge
+        // may or may not have reached its application: the application is told how much.
+        for payload in unsent { sendSequencedData(payload, to: peer) }
+        guard inDoubt > 0 else { return }
+        logger.debug(
+            "\(inDoubt) data messages to \(peer.name) were not acknowledged before it restarted",
+            metadata: ["peer": "\(peer.id)", "resent": "\(unsent.count)"])
+        events.yield(.unacknowledged(peer.id, messages: UInt64(inDoubt)))
+    }
 }

@@ -100,7 +100,8 @@ final class SessionCore {
         gossip = MembersGossip(interval: configuration.membersExchangeInterval.timeAmount, now: .now())
         invitations = Invitations(loop: loop, admission: admission)
         keeper = PathKeeper(
-            localPeer: configuration.peerID, livenessTimeout: configuration.livenessTimeout.timeAmount, loop: loop)
+            localPeer: configuration.peerID, livenessTimeout: configuration.livenessTimeout.timeAmount, loop: loop,
+            logger: logger)
         let pings = Pings(loop: loop)
         self.pings = pings
         datagrams = DatagramRouter(

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import WireCodec
 
@@ -32,6 +33,8 @@ protocol PathKeeperDelegate: AnyObject, SendableMetatype {
     func lost(_ peer: PeerRecord, wasConnected: Bool)
     /// Dials what `id` is missing.
     func reconcile(_ id: PeerID)
+    /// `peer` restarted (another incarnation): its links of before are gone; its reliable channel starts over.
+    func restarted(_ peer: PeerRecord)
 }
 
 /// Which of a peer's links carries its traffic, and what becomes of the peer when one goes: ready links stand by,
@@ -44,12 +47,14 @@ final class PathKeeper<Delegate: PathKeeperDelegate> {
     private let localPeer: PeerID
     private let livenessTimeout: TimeAmount
     private let loop: any EventLoop
+    private let logger: Logger
     weak var delegate: Delegate?
 
-    init(localPeer: PeerID, livenessTimeout: TimeAmount, loop: any EventLoop) {
+    init(localPeer: PeerID, livenessTimeout: TimeAmount, loop: any EventLoop, logger: Logger) {
         self.localPeer = localPeer
         self.livenessTimeout = livenessTimeout
         self.loop = loop
+        self.logger = logger
     }
 
     /// What becomes of a peer once one of its links is taken away.
@@ -82,6 +87,40 @@ final class PathKeeper<Delegate: PathKeeperDelegate> {
                 self = .lose
             }
         }
+    }
+
+    /// A hello of `peer`'s was admitted on `link` (`restarted`: of another incarnation than before): the links of the
+    /// earlier incarnation go, one on the same path is arbitrated (``LinkArbiter``), and `link` becomes one of the
+    /// peer's. False when `link` is refused as a duplicate.
+    func admit(_ link: Link, to peer: PeerRecord, restarted: Bool) -> Bool {
+        guard let delegate else { return false }
+        if restarted {
+            for old in Array(peer.links.values) where old !== link {
+                delegate.perform(old.step { $0.leave(.replaced) }, on: old)
+                detach(old, from: peer)
+            }
+            delegate.restarted(peer)
+        }
+        // One link per path: two on the same path (both dialled at once, or a redial before the old link was seen to
+        // die) keep the one dialled by the lower peer id; between two of the same dialer, the newer one.
+        if let existing = peer.otherLink(on: link.path, besides: link) {
+            switch LinkArbiter.verdict(local: localPeer, peer: peer.id, newRole: link.role, oldRole: existing.role) {
+            case .refuseNew(let keeping):
+                logger.debug("duplicate link to \(peer.name) on \(link.path): keeping the one dialled by \(keeping)")
+                delegate.perform(link.step { $0.refuse(.duplicateLink, "duplicate link") }, on: link)
+                return false
+            case .replaceOld:
+                logger.debug("duplicate link to \(peer.name) on \(link.path): replacing the older one")
+                // The new link first, then the old one detached as replaced, and only then closed: closing a channel
+                // on its loop reports it inactive at once, and a link closed while still one of the peer's would lose
+                // a connected peer to its own replacement.
+                peer.add(link)
+                detach(existing, from: peer, replacedBy: link)
+                delegate.perform(existing.step { $0.leave(.replaced) }, on: existing)
+            }
+        }
+        peer.add(link)
+        return true
     }
 
     /// Whether this side chooses the active link of the pair: the lower peer id does.
