@@ -15,7 +15,8 @@ import WireCodec
 ///   the core carries out;
 /// - ``Admission``: who gets past the handshake (a plain value);
 /// - ``PeerTable``: per peer its links, the active one (its ``PathSelector`` chooses), the ``ReliableChannel``;
-///   ``PathKeeper``: activations and failovers on them (the pair's leader activates, a peer left with no link is lost);
+///   ``PathKeeper``: a link made its peer's (a restart, a duplicate on its path), activations and failovers (the
+///   pair's leader activates, a peer left with no link is lost);
 /// - ``Dialler``: where peers are (static, discovered, proven) and the dials to them;
 /// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways, weighed as the admission
 ///   says;
