@@ -30,6 +30,21 @@ struct LinkArbiterTests {
     }
 }
 
+extension LinkArbiterTests {
+    @Test("the verdict on a new link names the dialer whose link stays")
+    func verdicts() {
+        let (low, high) = (PeerIDs.low, PeerIDs.high)
+        #expect(LinkArbiter.verdict(local: low, peer: high, newRole: .dialer, oldRole: .acceptor) == .replaceOld)
+        #expect(
+            LinkArbiter.verdict(local: low, peer: high, newRole: .acceptor, oldRole: .dialer)
+                == .refuseNew(keeping: low))
+        #expect(
+            LinkArbiter.verdict(local: high, peer: low, newRole: .dialer, oldRole: .acceptor)
+                == .refuseNew(keeping: low))
+        #expect(LinkArbiter.verdict(local: high, peer: low, newRole: .dialer, oldRole: .dialer) == .replaceOld)
+    }
+}
+
 enum PeerIDs {
     static let low = PeerID(5)
     static let high = PeerID(9)

@@ -4,7 +4,7 @@ import WireCodec
 
 /// Links as the core sets them up and carries their handshake out: the pipeline, the hello, the caps on links that
 /// have not proved themselves, the hello checked (``Admission``), the Noise handshake (``SessionCore+Trust``), the
-/// link made one of its peer's.
+/// link made one of its peer's (``PathKeeper``: a restart, a duplicate on its path).
 extension SessionCore: LinkEvents {
     /// A link's channel became active: it is the session's from now on, and says hello (unless a cap refuses it).
     func linkOpened(
@@ -121,44 +121,7 @@ extension SessionCore: LinkEvents {
         let restarted = peer.admitted(hello, publicKey: link.publicKey, trust: link.trust)
         link.admitted(hello)
         if let endpoint = link.endpoint { dialler.staticEndpoint(endpoint, isPeer: peer.id) }
-        if restarted {
-            logger.debug("\(peer.name) restarted; its sequence numbers start over", metadata: ["peer": "\(peer.id)"])
-            for old in Array(peer.links.values) where old !== link {
-                perform(old.step { $0.leave(.replaced) }, on: old)
-                detach(old, from: peer)
-            }
-            let (unsent, inDoubt) = peer.withReliable { $0.peerRestarted() }
-            applications.forEach { $0.peerRestarted(peer.id) }
-            streams.peerGone(peer.id, reason: "\(peer.name) restarted")
-            // Data that never left this process goes to the new incarnation, first; data its old one did not
-            // acknowledge may or may not have reached its application: the application is told how much.
-            for payload in unsent { sendSequencedData(payload, to: peer) }
-            if inDoubt > 0 {
-                logger.debug(
-                    "\(inDoubt) data messages to \(peer.name) were not acknowledged before it restarted",
-                    metadata: ["peer": "\(peer.id)", "resent": "\(unsent.count)"])
-                events.yield(.unacknowledged(peer.id, messages: UInt64(inDoubt)))
-            }
-        }
-
-        // One link per path: two on the same path (both dialled at once, or a redial before the old link was seen to
-        // die) keep the one dialled by the lower peer id; between two of the same dialer, the newer one.
-        if let existing = peer.otherLink(on: link.path, besides: link) {
-            let oldDialer = existing.role == .dialer ? localPeer : peer.id
-            let newDialer = link.role == .dialer ? localPeer : peer.id
-            if !LinkArbiter.keepsNewLink(local: localPeer, peer: peer.id, newDialer: newDialer, oldDialer: oldDialer) {
-                logger.debug("duplicate link to \(peer.name) on \(link.path): keeping the one dialled by \(oldDialer)")
-                return perform(link.step { $0.refuse(.duplicateLink, "duplicate link") }, on: link)
-            }
-            logger.debug("duplicate link to \(peer.name) on \(link.path): replacing the older one")
-            // The new link first, then the old one detached as replaced, and only then closed: closing a channel on
-            // its loop reports it inactive at once, and a link closed while still one of the peer's would lose a
-            // connected peer to its own replacement.
-            peer.add(link)
-            detach(existing, from: peer, replacedBy: link)
-            perform(existing.step { $0.leave(.replaced) }, on: existing)
-        }
-        peer.add(link)
+        guard keeper.admit(link, to: peer, restarted: restarted) else { return }
         if peer.connecting() { publishState(of: peer) }
         publishLink(link, of: peer)
         let invite = invitations.invitation(of: peer.id)

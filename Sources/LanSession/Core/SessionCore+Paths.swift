@@ -1,7 +1,7 @@
 import NIOCore
 import WireCodec
 
-/// What spans a peer's links: ready links stand by, the pair's leader activates one, the reliable channel resumes on
+/// What spans a peer's links: ready links stand by until ``PathKeeper`` activates one, the reliable channel resumes on
 /// it, and a peer whose last link goes is lost (and redialled) or gone.
 extension SessionCore {
     /// The handshake completed both ways: a path to the peer, standing by until its leader activates it.
@@ -15,61 +15,12 @@ extension SessionCore {
         sendTrust(on: link)  // what this device knows of the members, for the peer to catch up
         publishLink(link, of: peer)
         logger.debug("link ready", metadata: ["peer": "\(peer.id)", "path": "\(link.path)"])
-        if isLeader(of: peer) { choosePath(for: peer) }
+        keeper.choosePath(for: peer)
     }
 
-    /// Whether this side chooses the active link of the pair: the lower peer id does.
-    func isLeader(of peer: PeerRecord) -> Bool { localPeer < peer.id }
-
-    /// Leader: keeps the best path active, switching when the active one died or went silent, or when a clearly
-    /// better one has proved itself.
-    func choosePath(for peer: PeerRecord, now: NIODeadline = .now()) {
-        guard isLeader(of: peer), isRunningNow else { return }
-        guard let chosen = peers.pathToActivate(for: peer, now: now) else { return }
-        if let previous = peer.active, previous !== chosen {
-            logger.debug(
-                "\(peer.name): moving traffic from \(previous.path) to \(chosen.path)",
-                metadata: ["peer": "\(peer.id)"])
-            previous.step { $0.deactivate() }
-            if previous.isOpen { publishLink(previous, of: peer) }
-        }
-        activate(chosen, of: peer)
-        let resume = peer.withReliable { $0.makeResume() }
-        perform(chosen.step { $0.activate(resume) }, on: chosen)
-    }
-
-    /// `link` carries `peer`'s data from now on; its datagrams go with its token and keys.
-    private func activate(_ link: Link, of peer: PeerRecord) {
-        peer.activate(link)
-        datagrams.activeLinkChanged(of: peer.id, token: link.machine.token, security: link.security)
-    }
-
-    /// Follower: the leader made `link` the active one; answer, resend what it missed, and use it from now on.
-    func activatedByPeer(_ link: Link, resume: Resume) {
-        guard let peer = peers.peer(of: link) else { return }
-        guard !isLeader(of: peer) else {
-            // A late answer to an activation this side has moved on from; only its acknowledgement counts.
-            peer.withReliable { $0.peerAcknowledged(resume.received) }
-            return
-        }
-        if let previous = peer.active, previous !== link {
-            previous.step { $0.deactivate() }
-            if previous.isOpen { publishLink(previous, of: peer) }
-        }
-        activate(link, of: peer)
-        let ours = peer.withReliable { $0.makeResume() }
-        perform(link.step { $0.respond(ours) }, on: link)
-        activated(link, of: peer, outcome: peer.withReliable { $0.peerResumed(resume) })
-    }
-
-    /// Leader: the follower answered the activation of `link`.
-    func activationAnswered(_ link: Link, resume: Resume) {
-        guard let peer = peers.peer(of: link), peer.active === link else { return }
-        activated(link, of: peer, outcome: peer.withReliable { $0.peerResumed(resume) })
-    }
-
-    /// `link` carries the peer's data from now on: resend what the peer missed; a first activation connects it.
-    private func activated(_ link: Link, of peer: PeerRecord, outcome: ReliableChannel.ResumeOutcome) {
+    /// `link` carries the peer's data from now on (``PathKeeperDelegate``): resend what the peer missed; a first
+    /// activation connects it.
+    func resumed(on link: Link, of peer: PeerRecord, outcome: ReliableChannel.ResumeOutcome) {
         let resend: ByteBuffer
         switch outcome {
         case .resend(let frames):
@@ -174,75 +125,61 @@ extension SessionCore {
         // The peer replaced this link by another on its path, which may still be in its handshake here: that one
         // takes over as it would had this side replaced it, and the peer is not lost in between.
         let replacement = link.replacedByPeer ? peer.otherLink(on: link.path, besides: link) : nil
-        detach(link, from: peer, replacedBy: replacement)
+        keeper.detach(link, from: peer, replacedBy: replacement)
         forgetIfStranger(peer)
     }
 
-    /// Takes `link` away from `peer` (closed or replaced): another path takes over, or the peer is lost. A link
-    /// replaced by a duplicate on its path (`replacedBy`, in its handshake) does not lose a connected peer: the
-    /// replacement becomes active when ready, and the peer is lost only if it closes first.
-    func detach(_ link: Link, from peer: PeerRecord, replacedBy replacement: Link? = nil) {
-        let wasActive = peer.active === link
-        guard peer.remove(link) else { return }
-        publishLink(link, of: peer, closed: true)
-        invitations.drop(on: link)
-        if wasActive {
-            datagrams.activeLinkChanged(of: peer.id, token: nil, security: nil)
-            if isLeader(of: peer) { choosePath(for: peer) }
-        }
-        let replaced = replacement.map { $0.isOpen && peer.links[ObjectIdentifier($0)] === $0 } ?? false
-        if let replacement, replaced, peer.handshakenLinks.isEmpty {
-            // The replacement must be ready within the liveness timeout, or the peer is lost after all.
-            let bound = NIOLoopBound((core: self, link: replacement), eventLoop: loop)
-            loop.scheduleTask(in: configuration.livenessTimeout.timeAmount) {
-                let (core, link) = bound.value
-                guard link.isOpen, !link.machine.isHandshaken else { return }
-                core.close(link, reason: "the replacing link did not complete its handshake in time")
-            }
-        }
-        if !peer.handshakenLinks.isEmpty || replaced {
-            dialler.reconcile(peer.id)  // the path that went is redialled; the peer stays connected meanwhile
-            return
-        }
-        // The peer replaced this link by another on its path whose handshake has not reached this side yet (the two
-        // dialled each other at once; its bye can even be lost to a reset), or such a link is in its handshake: the
-        // peer is lost only if no link is handshaken within the liveness timeout.
-        let handshakeUnderWay = links.hasHandshakeUnderWay(on: link.path, for: peer.id, besides: link)
-        if (link.replacedByPeer || handshakeUnderWay) && peer.state == .connected {
-            let bound = NIOLoopBound((core: self, peer: peer), eventLoop: loop)
-            loop.scheduleTask(in: configuration.livenessTimeout.timeAmount) {
-                let (core, peer) = bound.value
-                guard core.peers[peer.id] === peer, peer.state == .connected, peer.handshakenLinks.isEmpty else {
-                    return
-                }
-                core.lose(peer)
-            }
-            dialler.reconcile(peer.id)
-            return
-        }
-        guard peer.links.isEmpty || peer.state == .connected else {
-            dialler.reconcile(peer.id)
-            return
-        }
-        lose(peer)
+    func canRedial(_ peer: PeerRecord) -> Bool {
+        !peer.left && dialler.hasEndpoints(peer.id)
+    }
+}
+
+extension SessionCore: PathKeeperDelegate {
+    func pathToActivate(for peer: PeerRecord, now: NIODeadline) -> Link? {
+        peers.pathToActivate(for: peer, now: now)
     }
 
-    /// `peer` has no link left that carries its traffic: it is lost (and redialled) or, if it left, gone.
-    private func lose(_ peer: PeerRecord) {
-        let wasConnected = peer.state == .connected
+    func isCurrent(_ peer: PeerRecord) -> Bool { peers[peer.id] === peer }
+
+    func hasHandshakeUnderWay(on path: PathKey, for id: PeerID, besides link: Link) -> Bool {
+        links.hasHandshakeUnderWay(on: path, for: id, besides: link)
+    }
+
+    func activeLinkChanged(of id: PeerID, to link: Link?) {
+        datagrams.activeLinkChanged(of: id, token: link?.machine.token, security: link?.security)
+    }
+
+    func detached(_ link: Link, from peer: PeerRecord) {
+        invitations.drop(on: link)
+    }
+
+    func lost(_ peer: PeerRecord, wasConnected: Bool) {
         if wasConnected && !peer.left {
             logger.debug("lost \(peer.name)", metadata: ["peer": "\(peer.id)"])
             events.yield(.peerLost(peer.id))
         }
-        peer.lost(redialling: canRedial(peer))
-        datagrams.activeLinkChanged(of: peer.id, token: nil, security: nil)
         dialler.peerLost(peer.id)
         publishState(of: peer)
         if wasConnected { membershipChanged() }
         dialler.reconcile(peer.id)
     }
 
-    func canRedial(_ peer: PeerRecord) -> Bool {
-        !peer.left && dialler.hasEndpoints(peer.id)
+    func reconcile(_ id: PeerID) {
+        dialler.reconcile(id)
+    }
+
+    func restarted(_ peer: PeerRecord) {
+        logger.debug("\(peer.name) restarted; its sequence numbers start over", metadata: ["peer": "\(peer.id)"])
+        let (unsent, inDoubt) = peer.withReliable { $0.peerRestarted() }
+        applications.forEach { $0.peerRestarted(peer.id) }
+        streams.peerGone(peer.id, reason: "\(peer.name) restarted")
+        // Data that never left this process goes to the new incarnation, first; data its old one did not acknowledge
+        // may or may not have reached its application: the application is told how much.
+        for payload in unsent { sendSequencedData(payload, to: peer) }
+        guard inDoubt > 0 else { return }
+        logger.debug(
+            "\(inDoubt) data messages to \(peer.name) were not acknowledged before it restarted",
+            metadata: ["peer": "\(peer.id)", "resent": "\(unsent.count)"])
+        events.yield(.unacknowledged(peer.id, messages: UInt64(inDoubt)))
     }
 }

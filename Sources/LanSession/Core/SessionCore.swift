@@ -15,6 +15,8 @@ import WireCodec
 ///   the core carries out;
 /// - ``Admission``: who gets past the handshake (a plain value);
 /// - ``PeerTable``: per peer its links, the active one (its ``PathSelector`` chooses), the ``ReliableChannel``;
+///   ``PathKeeper``: a link made its peer's (a restart, a duplicate on its path), activations and failovers (the
+///   pair's leader activates, a peer left with no link is lost);
 /// - ``Dialler``: where peers are (static, discovered, proven) and the dials to them;
 /// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways, weighed as the admission
 ///   says;
@@ -55,6 +57,7 @@ final class SessionCore {
     let peers: PeerTable
     let dialler: Dialler
     private var gossip: MembersGossip
+    let keeper: PathKeeper<SessionCore>
     let invitations: Invitations
     let datagrams: DatagramRouter
     let sockets: SessionSockets
@@ -97,6 +100,9 @@ final class SessionCore {
             standbyMaximumDelay: configuration.standbyRedialMaximumDelay)
         gossip = MembersGossip(interval: configuration.membersExchangeInterval.timeAmount, now: .now())
         invitations = Invitations(loop: loop, admission: admission)
+        keeper = PathKeeper(
+            localPeer: configuration.peerID, livenessTimeout: configuration.livenessTimeout.timeAmount, loop: loop,
+            logger: logger)
         let pings = Pings(loop: loop)
         self.pings = pings
         datagrams = DatagramRouter(
@@ -116,6 +122,7 @@ final class SessionCore {
         sockets.delegate = self
         trust.delegate = self
         invitations.delegate = self
+        keeper.delegate = self
     }
 
     var localPeer: PeerID { configuration.peerID }
@@ -237,7 +244,7 @@ final class SessionCore {
         for link in Array(links.all) where link.isOpen { tick(link, now: now) }
         for peer in peers.all where peer.isConnected || peer.active == nil {
             // A leader keeps choosing: a peer with a handshaken link but none active yet gets one here too.
-            if isLeader(of: peer), !peer.links.isEmpty { choosePath(for: peer, now: now) }
+            if keeper.isLeader(of: peer.id), !peer.links.isEmpty { keeper.choosePath(for: peer, now: now) }
             guard peer.isConnected else { continue }
             if peer.reliable.ackDue, let link = peer.dataLink { acknowledge(peer, on: link) }
             datagrams.tick(peer.id, now: now)
@@ -365,9 +372,9 @@ final class SessionCore {
             case .ready(let token):
                 linkReady(link, token: token)
             case .activatedByPeer(let resume):
-                activatedByPeer(link, resume: resume)
+                if let peer = peers.peer(of: link) { keeper.activatedByPeer(link, of: peer, resume: resume) }
             case .activationAnswered(let resume):
-                activationAnswered(link, resume: resume)
+                if let peer = peers.peer(of: link) { keeper.activationAnswered(link, of: peer, resume: resume) }
             case .deliver(let message):
                 deliver(message, on: link)
             case .dropStale(let kind):

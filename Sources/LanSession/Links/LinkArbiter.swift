@@ -11,4 +11,22 @@ enum LinkArbiter {
     static func keepsNewLink(local: PeerID, peer: PeerID, newDialer: PeerID, oldDialer: PeerID) -> Bool {
         newDialer == oldDialer || newDialer == min(local, peer)
     }
+
+    /// What becomes of two links to one peer on the same path.
+    enum Verdict: Hashable {
+        /// The new link is refused; the one dialled by `keeping` stays.
+        case refuseNew(keeping: PeerID)
+        /// The new link replaces the older one.
+        case replaceOld
+    }
+
+    /// The verdict on a new link of `role` to `peer` that has an older one (of `oldRole`) on its path.
+    static func verdict(
+        local: PeerID, peer: PeerID, newRole: LinkStateMachine.Role, oldRole: LinkStateMachine.Role
+    ) -> Verdict {
+        let oldDialer = oldRole == .dialer ? local : peer
+        let newDialer = newRole == .dialer ? local : peer
+        return keepsNewLink(local: local, peer: peer, newDialer: newDialer, oldDialer: oldDialer)
+            ? .replaceOld : .refuseNew(keeping: oldDialer)
+    }
 }
