@@ -11,6 +11,11 @@ import WireCodec
 /// sockets and no sleeps. A ``MessageRecorder`` takes the counter's increments, as an application would.
 struct EmbeddedCore {
     let core: SessionCore
+    /// The core's components, as ``Session`` holds them.
+    let components: SessionComponents
+    let configuration: SessionConfiguration
+    /// Where the core's events go.
+    let fanout = EventFanout<SessionEvent>(missed: SessionEvent.eventsMissed, split: SessionEvent.split)
     let loop = EmbeddedEventLoop()
     let recorder = MessageRecorder(kinds: [0x27])
 
@@ -21,11 +26,14 @@ struct EmbeddedCore {
         configuration.admission = .open
         configuration.isInsecure = true
         configure(&configuration)
-        core = SessionCore(
+        self.configuration = configuration
+        components = SessionComponents(
             configuration: configuration,
             trusted: TrustedDevices(identity: configuration.identity, sessionName: configuration.sessionName),
-            loop: loop, transports: [LANTransport()], logger: Logger(label: "test"),
-            events: EventFanout(missed: SessionEvent.eventsMissed, split: SessionEvent.split))
+            loop: loop, transports: [LANTransport()], logger: Logger(label: "test"))
+        core = SessionCore(
+            configuration: configuration, components: components, loop: loop, transports: [LANTransport()],
+            logger: Logger(label: "test"), events: fanout)
         try core.add(recorder)
         core.runWithoutSockets()
     }

@@ -91,10 +91,10 @@ struct LinkHandlerTests {
         var settled = false
         unanswered.assumeIsolated().whenComplete { _ in settled = true }
         _ = try embedded.written(channel)
-        embedded.core.pings.expire(now: .now() + .seconds(1))
+        embedded.components.pings.expire(now: .now() + .seconds(1))
         embedded.loop.run()
         #expect(!settled, "not overdue yet")
-        embedded.core.pings.expire(now: .now() + .seconds(3))
+        embedded.components.pings.expire(now: .now() + .seconds(3))
         #expect(throws: SessionError.self) { try unanswered.wait() }
     }
 

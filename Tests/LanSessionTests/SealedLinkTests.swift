@@ -133,7 +133,7 @@ struct SealedLinkTests {
         let second = try begin(&peer, embedded, channel, secret: secretBytes)
         #expect(embedded.info(peer.identity.peerID) == nil)  // nothing is kept before the handshake completes
         let (payload, third) = try peer.finish(second)
-        #expect(payload.signingKey == embedded.core.configuration.identity.signingPublicKey)
+        #expect(payload.signingKey == embedded.configuration.identity.signingPublicKey)
         // Message 3, then everything sealed: invitation, resume, an increment — in one write.
         let sealed = try peer.seal([
             .invitation(Invitation()), .resume(Resume(received: 0, nextSequence: 1)), .counterIncrement(count: 3),
@@ -165,8 +165,8 @@ struct SealedLinkTests {
     @Test("data messages reach the subscriber in one batch per read; a slice held stays right as records are opened")
     func dataSlices() async throws {
         let (embedded, channel) = try acceptedLink()
-        let batches = embedded.core.events.fanout.subscribe(bufferSize: 64, splitting: false)
-        let each = embedded.core.events.fanout.subscribe(bufferSize: 64, splitting: true)
+        let batches = embedded.fanout.subscribe(bufferSize: 64, splitting: false)
+        let each = embedded.fanout.subscribe(bufferSize: 64, splitting: true)
         var peer = Peer()
         try connect(&peer, embedded, channel)
         // Four messages, their frames cut across three records, in three reads: the second message spans records.
@@ -183,7 +183,7 @@ struct SealedLinkTests {
             try channel.writeInbound(ByteBuffer(bytes: record))
         }
         peer.sealer = sealer
-        embedded.core.events.fanout.finish()  // what was yielded stays to be read; the streams end after it
+        embedded.fanout.finish()  // what was yielded stays to be read; the streams end after it
         var received: [ReceivedMessages] = []
         for await event in batches {
             if case .messages(let batch) = event { received.append(batch) }
@@ -317,7 +317,7 @@ struct SealedLinkTests {
             }
             try channel.writeInbound(ByteBuffer(bytes: third + (try peer.seal([.pairing(.request)]))))
             #expect(channel.isActive)
-            let requests = embedded.core.trust.requests
+            let requests = embedded.components.trust.requests
             #expect(requests.map(\.peerID) == [peer.identity.peerID])
             #expect(embedded.core.peerInfos().isEmpty, "a stranger is listed among the peers")
             // Both sides show the same code: the handshake hash's.
@@ -325,16 +325,16 @@ struct SealedLinkTests {
             // A wrong code is refused; the right one sends confirm; the peer's confirm then makes the pair.
             let wrong = keys.pairingCode == "000000" ? "000001" : "000000"
             let refusal = #expect(throws: SessionError.self) {
-                try embedded.core.trust.confirmPairing(with: peer.identity.peerID, code: wrong)
+                try embedded.components.trust.confirmPairing(with: peer.identity.peerID, code: wrong)
             }
             #expect(refusal?.message.contains("the pairing goes on") == true, "\(String(describing: refusal))")
-            #expect(embedded.core.trust.requests.map(\.peerID) == [peer.identity.peerID], "a wrong code ended it")
+            #expect(embedded.components.trust.requests.map(\.peerID) == [peer.identity.peerID], "a wrong code ended it")
             #expect(try peer.open(try embedded.outbound(channel)).isEmpty, "a wrong code sent something")
-            try embedded.core.trust.confirmPairing(with: peer.identity.peerID, code: keys.pairingCode)
+            try embedded.components.trust.confirmPairing(with: peer.identity.peerID, code: keys.pairingCode)
             #expect(try peer.open(try embedded.outbound(channel)) == [.pairing(.confirm)])
-            #expect(embedded.core.trust.devices.isEmpty)
+            #expect(embedded.components.trust.devices.isEmpty)
             try channel.writeInbound(ByteBuffer(bytes: try peer.seal([.pairing(.confirm)])))
-            #expect(embedded.core.trust.devices.first { $0.peerID == peer.identity.peerID }?.trust == .paired)
+            #expect(embedded.components.trust.devices.first { $0.peerID == peer.identity.peerID }?.trust == .paired)
             // The link goes on as a member's: the invitation is accepted and the increment counted.
             _ = try peer.open(try embedded.outbound(channel))
             try channel.writeInbound(

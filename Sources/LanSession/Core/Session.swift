@@ -30,7 +30,8 @@ public final class Session: Sendable {
 
     let loop: any EventLoop
     private let ownedGroup: MultiThreadedEventLoopGroup?
-    private let core: NIOLoopBoundBox<SessionCore>
+    /// The core, and the same components it holds, for the calls that concern one of them only.
+    private let box: NIOLoopBoundBox<(core: SessionCore, components: SessionComponents)>
     private let stopped = Mutex(false)
     /// Changes of peers' connection states, readable off the loop.
     private let peerStateChanges: PeerStateChanges
@@ -75,13 +76,16 @@ public final class Session: Sendable {
             return logger
         }()
         let peerStateChanges = PeerStateChanges()
-        let core = SessionCore(
+        let components = SessionComponents(
             configuration: configuration, trusted: trusted, loop: self.loop, transports: transports, logger: logger,
-            events: fanout, stateChanges: peerStateChanges)
+            stateChanges: peerStateChanges)
+        let core = SessionCore(
+            configuration: configuration, components: components, loop: self.loop, transports: transports,
+            logger: logger, events: fanout)
         self.peerStateChanges = peerStateChanges
-        let box = NIOLoopBoundBox.makeBoxSendingValue(core, eventLoop: self.loop)
-        self.core = box
-        loop.execute { [weak self] in box.value.owned(by: self) }
+        let box = NIOLoopBoundBox.makeBoxSendingValue((core: core, components: components), eventLoop: self.loop)
+        self.box = box
+        loop.execute { [weak self] in box.value.core.owned(by: self) }
     }
 
     /// A stream of every event from now on, for one reader, holding at most `bufferSize` unread events.
@@ -136,8 +140,8 @@ public final class Session: Sendable {
                 defer { stopped = true }; return stopped
             })
         else { return }
-        let core = self.core
-        try? await loop.flatSubmit { core.value.stop() }.get()
+        let box = self.box
+        try? await loop.flatSubmit { box.value.core.stop() }.get()
         fanout.finish()
         if let ownedGroup { try? await ownedGroup.shutdownGracefully() }
     }
@@ -151,10 +155,10 @@ public final class Session: Sendable {
     public func addApplication<Application: SessionApplication>(
         _ make: @escaping @Sendable (any ApplicationContext) -> Application
     ) async throws(SessionError) -> ApplicationHandle<Application> {
-        let box = try await call { core throws(SessionError) in
+        let box = try await call { [loop] core throws(SessionError) in
             let application = make(core)
             try core.add(application)
-            return NIOLoopBoundBox(application, eventLoop: core.loop)
+            return NIOLoopBoundBox(application, eventLoop: loop)
         }
         return ApplicationHandle(session: self, box: box)
     }
@@ -162,17 +166,17 @@ public final class Session: Sendable {
     /// Where the session accepts links, one endpoint per listening transport (its local address, which is the
     /// wildcard `0.0.0.0` when listening on every interface), once started.
     public var listeningEndpoints: [Endpoint] {
-        get async { (try? await call { $0.sockets.endpoints }) ?? [] }
+        get async { (try? await callComponents { $0.sockets.endpoints }) ?? [] }
     }
 
     /// The port the session listens on (TCP and UDP), once started.
     public var port: Int {
-        get async { (try? await call { $0.sockets.port }) ?? 0 }
+        get async { (try? await callComponents { $0.sockets.port }) ?? 0 }
     }
 
     /// Adds a peer to reach at a fixed address, without discovery; it is redialled whenever its link is lost.
     public func connect(to endpoint: Endpoint) async throws(SessionError) {
-        try await call { $0.dialler.addStatic(endpoint) }
+        try await callComponents { $0.dialler.addStatic(endpoint) }
     }
 
     /// Sets the addresses discovery record `record` (a DNS-SD instance name) gives for a peer, replacing what that
@@ -185,7 +189,7 @@ public final class Session: Sendable {
 
     /// Forgets the addresses discovery record `record` gave; those of the peer's other records stay.
     package func vanished(record: String) async throws(SessionError) {
-        try await call { $0.dialler.removeRecord(record) }
+        try await callComponents { $0.dialler.removeRecord(record) }
     }
 
     /// How each of `peers` can be reached now, for a discovery that resolves only what it has to.
@@ -205,20 +209,12 @@ public final class Session: Sendable {
     /// The member `wanted` names, by its peer id (16 hex digits) or its display name, with the snapshot of that peer
     /// alone; nil when no peer past discovery has that id or name. Of members that share the name, the lower peer id.
     package func member(named wanted: String) async throws(SessionError) -> PeerInfo? {
-        try await call { core in
-            if let id = PeerID(hex: wanted), id.description == wanted.lowercased(), let peer = core.peers[id],
-                peer.state != .discovered
-            {
-                return core.info(of: peer)
-            }
-            let named = core.peers.all.filter { $0.state != .discovered && $0.name == wanted }.min { $0.id < $1.id }
-            return named.map { core.info(of: $0) }
-        }
+        try await call { $0.member(named: wanted) }
     }
 
     /// Where each peer the session knows stands: ``peers()`` without the snapshots (cheap enough to call per message).
     public func peerStates() async throws(SessionError) -> [PeerID: PeerState] {
-        try await call { $0.peers.states }
+        try await callComponents { $0.peers.states }
     }
 
     /// What the session refused of strangers and whether its links are encrypted.
@@ -231,7 +227,7 @@ public final class Session: Sendable {
     public func answer(
         _ invitation: UInt64, accept: Bool, reason: DeclineReason = .rejected
     ) async throws(SessionError) -> Bool {
-        try await call { $0.invitations.answer(invitation, decision: accept ? .accept : .decline(reason)) }
+        try await callComponents { $0.invitations.answer(invitation, decision: accept ? .accept : .decline(reason)) }
     }
 
     /// Measures one round trip to `peer`, on its reliable link or (when datagrams get through) its unreliable
@@ -263,12 +259,12 @@ public final class Session: Sendable {
 
     /// Invitations waiting for an answer (with ``InvitationPolicy/ask``).
     public func invitations() async throws(SessionError) -> [InvitationRequest] {
-        try await call { $0.invitations.requests }
+        try await callComponents { $0.invitations.requests }
     }
 
     /// Closes the active link to `peer` abruptly, as a broken connection would (for tests and diagnostics).
     package func dropLink(to peer: PeerID) async throws(SessionError) {
-        try await call { $0.peers.dropActiveLink(to: peer) }
+        try await callComponents { $0.peers.dropActiveLink(to: peer) }
     }
 
     // MARK: - Hopping to the loop
@@ -285,14 +281,43 @@ public final class Session: Sendable {
         try await onLoop(body)
     }
 
+    /// ``call(_:)`` for a call that concerns one component only: the same hop, to the components.
+    func callComponents<T: Sendable>(
+        _ body: @escaping @Sendable (SessionComponents) throws(SessionError) -> T
+    ) async throws(SessionError) -> T {
+        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
+        let box = self.box
+        if loop.inEventLoop { return try body(box.value.components) }
+        let result: Result<T, SessionError> = await withUnsafeContinuation { continuation in
+            loop.execute {
+                continuation.resume(
+                    returning: Result { () throws(SessionError) -> T in try body(box.value.components) })
+            }
+        }
+        return try result.get()
+    }
+
+    /// ``run(_:)`` for a call that concerns one component only: the same hop, to the components.
+    func runComponents<T: Sendable>(
+        _ body: @escaping @Sendable (SessionComponents) -> EventLoopFuture<T>
+    ) async throws(SessionError) -> T {
+        guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
+        let box = self.box
+        do {
+            return try await loop.flatSubmit { body(box.value.components) }.get()
+        } catch {
+            throw SessionError(error)
+        }
+    }
+
     /// The one hop to the loop behind every call: refused once stopped; failures come back as `SessionError`s.
     func onLoop<T: Sendable>(
         _ body: @escaping @Sendable (SessionCore) -> EventLoopFuture<T>
     ) async throws(SessionError) -> T {
         guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
-        let core = self.core
+        let box = self.box
         do {
-            return try await loop.flatSubmit { body(core.value) }.get()
+            return try await loop.flatSubmit { body(box.value.core) }.get()
         } catch {
             throw SessionError(error)
         }
@@ -304,11 +329,11 @@ public final class Session: Sendable {
         _ body: @escaping @Sendable (SessionCore) throws(SessionError) -> T
     ) async throws(SessionError) -> T {
         guard !stopped.withLock({ $0 }) else { throw SessionError(.notRunning, "the session was stopped") }
-        let core = self.core
-        if loop.inEventLoop { return try body(core.value) }
+        let box = self.box
+        if loop.inEventLoop { return try body(box.value.core) }
         let result: Result<T, SessionError> = await withUnsafeContinuation { continuation in
             loop.execute {
-                continuation.resume(returning: Result { () throws(SessionError) -> T in try body(core.value) })
+                continuation.resume(returning: Result { () throws(SessionError) -> T in try body(box.value.core) })
             }
         }
         return try result.get()
@@ -325,9 +350,9 @@ public final class Session: Sendable {
     }
 
     /// Runs `body` on the loop without waiting (cancellation handlers).
-    func schedule(_ body: @escaping @Sendable (SessionCore) -> Void) {
-        let core = self.core
-        loop.execute { body(core.value) }
+    func scheduleComponents(_ body: @escaping @Sendable (SessionComponents) -> Void) {
+        let box = self.box
+        loop.execute { body(box.value.components) }
     }
 
     /// Whether ``stop()`` was called: every call fails from then on.

@@ -67,8 +67,8 @@ final class SessionCore {
     let trust: TrustKeeper
 
     init(
-        configuration: SessionConfiguration, trusted: TrustedDevices, loop: any EventLoop, transports: [any Transport],
-        logger: Logger, events: EventFanout<SessionEvent>, stateChanges: PeerStateChanges = PeerStateChanges()
+        configuration: SessionConfiguration, components: SessionComponents, loop: any EventLoop,
+        transports: [any Transport], logger: Logger, events: EventFanout<SessionEvent>
     ) {
         self.configuration = configuration
         self.loop = loop
@@ -78,44 +78,11 @@ final class SessionCore {
         self.psk = configuration.secret.flatMap {
             try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
         }
-        trust = TrustKeeper(
-            admission: configuration.admission, identity: configuration.identity, trusted: trusted,
-            store: configuration.trustedDevicesFile.map { TrustStore(path: $0) }, logger: logger)
-        let admission = Admission(configuration: configuration)
-        self.admission = admission
-        links = LinkTable(
-            maxUnproven: configuration.maxUnprovenLinks,
-            maxUnprovenPerAddress: configuration.maxUnprovenLinksPerAddress)
-        writer = LinkWriter(loop: loop, logger: logger)
-        peers = PeerTable(
-            replayBufferMessages: configuration.replayBufferMessages,
-            replayBufferBytes: configuration.replayBufferBytes,
-            pathSelector: PathSelector(
-                priority: configuration.transportPriority, silence: configuration.failoverSilence.timeAmount,
-                hysteresis: configuration.pathHysteresis.timeAmount),
-            stateChanges: stateChanges)
-        dialler = Dialler(
-            loop: loop, logger: logger, localPeer: configuration.peerID,
-            initialDelay: configuration.reconnectInitialDelay, maximumDelay: configuration.reconnectMaximumDelay,
-            standbyMaximumDelay: configuration.standbyRedialMaximumDelay)
+        admission = components.admission
         gossip = MembersGossip(interval: configuration.membersExchangeInterval.timeAmount, now: .now())
-        invitations = Invitations(loop: loop, admission: admission)
-        keeper = PathKeeper(
-            localPeer: configuration.peerID, livenessTimeout: configuration.livenessTimeout.timeAmount, loop: loop,
-            logger: logger)
-        let pings = Pings(loop: loop)
-        self.pings = pings
-        datagrams = DatagramRouter(
-            logger: logger, probeTimeout: configuration.datagramProbeTimeout.timeAmount,
-            heartbeatInterval: configuration.heartbeatInterval.timeAmount,
-            livenessTimeout: configuration.livenessTimeout.timeAmount,
-            micros: { pings.micros($0) })
-        sockets = SessionSockets(
-            loop: loop, logger: logger, host: configuration.host, transports: transports, datagrams: datagrams)
-        streams = StreamMultiplexer(
-            loop: loop, logger: logger,
-            inbox: configuration.inbox.map { Inbox(directory: $0, gate: configuration.inboxGate) },
-            acceptsByteStreams: configuration.acceptsByteStreams)
+        (links, writer, peers, dialler) = (components.links, components.writer, components.peers, components.dialler)
+        (keeper, invitations, datagrams) = (components.keeper, components.invitations, components.datagrams)
+        (sockets, pings, streams, trust) = (components.sockets, components.pings, components.streams, components.trust)
         dialler.delegate = self
         datagrams.delegate = self
         streams.delegate = self

@@ -39,13 +39,13 @@ public final class IncomingByteStream: AsyncSequence, Hashable, Sendable, Custom
     /// The next chunk, or nil at the end.
     public func read() async throws(SessionError) -> [UInt8]? {
         let key = StreamKey(peer: peer, id: id)
-        return try await session.run { $0.streams.read(key) }
+        return try await session.runComponents { $0.streams.read(key) }
     }
 
     /// Stops reading: the opener's writes fail with the reason.
     public func cancel(reason: String = "cancelled by the reader") async {
         let key = StreamKey(peer: peer, id: id)
-        _ = try? await session.call { $0.streams.cancelIncoming(key, reason: reason) }
+        _ = try? await session.callComponents { $0.streams.cancelIncoming(key, reason: reason) }
     }
 
     public static func == (lhs: IncomingByteStream, rhs: IncomingByteStream) -> Bool { lhs === rhs }
@@ -77,19 +77,19 @@ public final class OutgoingByteStream: Sendable, CustomStringConvertible {
     public func write(_ bytes: [UInt8]) async throws(SessionError) {
         guard !bytes.isEmpty else { return }
         let key = StreamKey(peer: peer, id: id)
-        try await session.run { $0.streams.write(key, [bytes]) }
+        try await session.runComponents { $0.streams.write(key, [bytes]) }
     }
 
     /// Ends the stream: the reader's sequence ends after the last byte.
     public func finish() async throws(SessionError) {
         let key = StreamKey(peer: peer, id: id)
-        try await session.run { $0.streams.finish(key, digest: []) }
+        try await session.runComponents { $0.streams.finish(key, digest: []) }
     }
 
     /// Cancels the stream: the reader's iteration throws with the reason.
     public func cancel(reason: String = "cancelled by the writer") async {
         let key = StreamKey(peer: peer, id: id)
-        _ = try? await session.call { $0.streams.cancelOutgoing(key, reason: reason) }
+        _ = try? await session.callComponents { $0.streams.cancelOutgoing(key, reason: reason) }
     }
 
     public var description: String { "stream \(id) \"\(name)\" to \(peer)" }

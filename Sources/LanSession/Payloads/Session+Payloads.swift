@@ -123,7 +123,7 @@ extension Session {
                         wanted > 0 ? try file.read(upTo: wanted, pieceSize: pieceSize) : []
                     }
                     let current = block
-                    try await run { $0.streams.write(streamKey, current) }
+                    try await runComponents { $0.streams.write(streamKey, current) }
                     do {
                         block = try await next
                     } catch {
@@ -131,12 +131,12 @@ extension Session {
                     }
                 }
                 let digest = file.digest
-                try await run { $0.streams.finish(streamKey, digest: digest) }
+                try await runComponents { $0.streams.finish(streamKey, digest: digest) }
                 return TransferProgress(
                     id: transfer, name: name, bytes: metadata.size, total: metadata.size, resumedFrom: from,
                     phase: .finished(path: nil, sha256: digest.hexString))
             } catch {
-                schedule { $0.streams.cancelOutgoing(streamKey, reason: "\(error)") }
+                scheduleComponents { $0.streams.cancelOutgoing(streamKey, reason: "\(error)") }
                 throw error
             }
         }
@@ -144,7 +144,7 @@ extension Session {
             return try await withTaskCancellationHandler {
                 try await sending()
             } onCancel: {
-                schedule { $0.streams.cancelOutgoing(streamKey, reason: "cancelled by the sender") }
+                scheduleComponents { $0.streams.cancelOutgoing(streamKey, reason: "cancelled by the sender") }
             }
         } catch {
             throw SessionError(error)
@@ -154,26 +154,28 @@ extension Session {
     /// Whether byte streams peers open are taken from now on (as ``SessionEvent/streamOpened(_:)``) or declined with
     /// `streamEnd(declined)`; ``SessionConfiguration/acceptsByteStreams`` says at the start. Streams taken stay taken.
     public func acceptByteStreams(_ accept: Bool) async throws(SessionError) {
-        try await call { $0.streams.acceptsByteStreams = accept }
+        try await callComponents { $0.streams.acceptsByteStreams = accept }
     }
 
     /// Resource transfers under way, in both directions.
     public func transfers() async throws(SessionError) -> [TransferProgress] {
-        try await call { $0.streams.transfers }
+        try await callComponents { $0.streams.transfers }
     }
 
     /// Cancels a transfer of either direction; the other side is told with `reason`.
     ///
     /// - Throws: ``SessionError/Code/noSuchTransfer`` when none of that id is under way.
     public func cancelTransfer(_ id: TransferID, reason: String = "cancelled") async throws(SessionError) {
-        try await call { core throws(SessionError) in try core.streams.cancelTransfer(id, reason: reason) }
+        try await callComponents { components throws(SessionError) in
+            try components.streams.cancelTransfer(id, reason: reason)
+        }
     }
 }
 
 extension Session {
     /// Where `peer` stands now.
     public func connectionState(of peer: PeerID) async throws(SessionError) -> PeerConnectionState {
-        try await call { core throws(SessionError) in try core.peers.connectionState(of: peer) }
+        try await callComponents { components throws(SessionError) in try components.peers.connectionState(of: peer) }
     }
 
     /// The states `peer` goes through from now on (``SessionEvent/peerChanged(_:_:)`` for that peer only), for one

@@ -12,7 +12,7 @@ extension Session {
     /// - Throws: ``SessionError/Code/trust`` when admission is not `paired` or the device is trusted already,
     ///   ``SessionError/Code/noSuchPeer`` when the device is not known.
     public func requestPairing(with peer: PeerID) async throws(SessionError) -> PairingRequest? {
-        try await call { core throws(SessionError) in try core.trust.requestPairing(with: peer) }
+        try await callComponents { components throws(SessionError) in try components.trust.requestPairing(with: peer) }
     }
 
     /// Confirms, on this device, that the code shown for `peer` matches the other device's: the pair is made when
@@ -21,22 +21,24 @@ extension Session {
     /// - Throws: ``SessionError/Code/trust`` when no pairing with `peer` is under way or `code` is not the code shown
     ///   (the pairing goes on: a person may have mistyped).
     public func confirmPairing(with peer: PeerID, code: String) async throws(SessionError) {
-        try await call { core throws(SessionError) in try core.trust.confirmPairing(with: peer, code: code) }
+        try await callComponents { components throws(SessionError) in
+            try components.trust.confirmPairing(with: peer, code: code)
+        }
     }
 
     /// Pairings under way.
     public func pairings() async throws(SessionError) -> [PairingRequest] {
-        try await call { $0.trust.requests }
+        try await callComponents { $0.trust.requests }
     }
 
     /// The devices this one trusts.
     public func trustedDevices() async throws(SessionError) -> [TrustedDevice] {
-        try await call { $0.trust.devices }
+        try await callComponents { $0.trust.devices }
     }
 
     /// The devices removed from the session, which stay out until they pair again.
     public func removedDevices() async throws(SessionError) -> [RemovedDevice] {
-        try await call { $0.trust.removals }
+        try await callComponents { $0.trust.removals }
     }
 
     /// Removes a trusted device from the whole session (or rejects a pairing with it): its links close here, every
@@ -45,6 +47,6 @@ extension Session {
     /// - Throws: ``SessionError/Code/trust`` when it is not a trusted device, or the change could not be saved
     ///   (nothing changed then).
     public func unpair(_ peer: PeerID) async throws(SessionError) {
-        try await call { core throws(SessionError) in try core.trust.unpair(peer) }
+        try await callComponents { components throws(SessionError) in try components.trust.unpair(peer) }
     }
 }
