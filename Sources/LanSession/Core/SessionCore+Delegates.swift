@@ -26,10 +26,6 @@ extension SessionCore: DiallerDelegate {
     func runsTransport(named name: String) -> Bool {
         transport(named: name) != nil
     }
-
-    private func transport(named name: String) -> (any Transport)? {
-        transports.first { $0.name == name }
-    }
 }
 
 extension SessionCore: SessionSocketsDelegate {

@@ -143,7 +143,7 @@ extension SessionCore {
     func info(of peer: PeerRecord) -> PeerInfo {
         PeerInfo(
             peer, endpoints: dialler.endpoints(of: peer.id), unreliable: datagrams.route(of: peer.id),
-            transport: transports[0].name)
+            transport: carrierOfDatagrams)
     }
 
     func publishState(of peer: PeerRecord) {

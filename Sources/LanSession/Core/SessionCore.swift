@@ -35,7 +35,7 @@ final class SessionCore {
     let configuration: SessionConfiguration
     let loop: any EventLoop
     /// Every transport, the LAN one (which carries datagrams) first.
-    let transports: [any Transport]
+    private let transports: [any Transport]
     let logger: Logger
     let events: SessionEventQueue
     /// Random per start: tells peers that our sequence numbers start over.
@@ -60,7 +60,7 @@ final class SessionCore {
     let keeper: PathKeeper<SessionCore>
     let invitations: Invitations
     let datagrams: DatagramRouter
-    let sockets: SessionSockets
+    private let sockets: SessionSockets
     let pings: Pings
     let streams: StreamMultiplexer
     private(set) var applications = ApplicationRouter()
@@ -93,6 +93,14 @@ final class SessionCore {
     }
 
     var localPeer: PeerID { configuration.peerID }
+
+    /// The name of the transport that carries datagrams (the first).
+    var carrierOfDatagrams: String { transports[0].name }
+
+    /// The transport named `name`, if the session runs it.
+    func transport(named name: String) -> (any Transport)? {
+        transports.first { $0.name == name }
+    }
 
     /// The session this core belongs to, once it is made.
     func owned(by session: Session?) {
