@@ -132,7 +132,9 @@ public enum CommandRunner {
         DetachedProcesses.shared.reap(pids)
     }
 
-    static func spawn(
+    /// Starts `arguments` (a bare name is looked up on PATH) with `stdin`, `stdout` and `stderr` as its 0, 1 and 2, no
+    /// signal blocked and every handler the default, in a session of its own when `newSession`; returns its pid.
+    public static func spawn(
         _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32, newSession: Bool
     )
         throws(CommandFailure) -> pid_t

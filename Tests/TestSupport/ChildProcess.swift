@@ -1,4 +1,5 @@
 import Foundation
+import TestHosts
 
 #if canImport(Glibc)
     import Glibc
@@ -27,37 +28,17 @@ final class ChildProcess: @unchecked Sendable {
         }
         // No child but this one may inherit these pipes: an inherited write end would keep a reader waiting.
         for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let code = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)  // PATH for bare names
+        let pid: pid_t
+        do {
+            pid = try CommandRunner.spawn(
+                arguments, stdin: input[0], stdout: output[1], stderr: errors[1], newSession: false)
+        } catch {
+            for fd in input + output + errors { close(fd) }
+            throw TestLabError("cannot start \(arguments[0]): \(error.stderr)")
+        }
         close(input[0])
         close(output[1])
         close(errors[1])
-        guard code == 0 else {
-            close(input[1])
-            close(output[0])
-            close(errors[0])
-            throw TestLabError("cannot start \(arguments[0]): \(String(cString: strerror(code)))")
-        }
         self.pid = pid
         self.stdin = input[1]
         self.stdout = output[0]
