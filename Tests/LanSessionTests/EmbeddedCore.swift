@@ -30,10 +30,10 @@ struct EmbeddedCore {
         components = SessionComponents(
             configuration: configuration,
             trusted: TrustedDevices(identity: configuration.identity, sessionName: configuration.sessionName),
-            loop: loop, transports: [LANTransport()], logger: Logger(label: "test"))
+            loop: loop, transports: [LANTransport()], logger: Logger(label: "test"), events: fanout)
         core = SessionCore(
             configuration: configuration, components: components, loop: loop, transports: [LANTransport()],
-            logger: Logger(label: "test"), events: fanout)
+            logger: Logger(label: "test"))
         try core.add(recorder)
         core.runWithoutSockets()
     }
@@ -75,6 +75,6 @@ struct EmbeddedCore {
 
     /// What the core says of `peer`.
     func info(_ peer: PeerID) -> PeerInfo? {
-        core.peerInfos().first { $0.peerID == peer }
+        components.reporter.peerInfos().first { $0.peerID == peer }
     }
 }

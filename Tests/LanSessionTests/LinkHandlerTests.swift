@@ -79,7 +79,7 @@ struct LinkHandlerTests {
     func pingsAndTheirTimeout() throws {
         let (embedded, channel) = try connectedLink()
 
-        let answered = embedded.core.ping(remote, unreliable: false)
+        let answered = embedded.components.sender.ping(remote, unreliable: false)
         guard case .ping(let ping)? = try embedded.written(channel).last else {
             Issue.record("no ping was written")
             return
@@ -87,7 +87,7 @@ struct LinkHandlerTests {
         try embedded.send(.pong(ping), on: channel)
         #expect(try answered.wait() >= .zero)
 
-        let unanswered = embedded.core.ping(remote, unreliable: false)
+        let unanswered = embedded.components.sender.ping(remote, unreliable: false)
         var settled = false
         unanswered.assumeIsolated().whenComplete { _ in settled = true }
         _ = try embedded.written(channel)
@@ -107,7 +107,7 @@ struct LinkHandlerTests {
             .hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")), on: channel)
         try channel.writeInbound(ByteBuffer(bytes: [0x02, 0x99, 0x00]))  // kind 0x99 does not exist
         #expect(!channel.isActive)
-        #expect(embedded.core.peerInfos().isEmpty)  // it never completed a handshake: nothing of it is kept
+        #expect(embedded.components.reporter.peerInfos().isEmpty)  // it never completed a handshake: nothing of it is kept
         #expect(embedded.recorder.calls.isEmpty)
     }
 

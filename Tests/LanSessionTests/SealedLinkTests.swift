@@ -209,7 +209,7 @@ struct SealedLinkTests {
         try connect(&peer, embedded, channel)
         _ = try peer.open(try embedded.outbound(channel))
         let payload = (0..<40_000).map { UInt8(truncatingIfNeeded: $0) }
-        _ = try embedded.core.sendData(
+        _ = try embedded.components.sender.sendData(
             [ByteBuffer(bytes: [9]), ByteBuffer(bytes: payload)], to: [peer.identity.peerID], reliable: true)
         let bytes = try embedded.outbound(channel)
         let total = try StreamFraming.encode(.data([9])).count + (try StreamFraming.encode(.data(payload))).count
@@ -225,7 +225,7 @@ struct SealedLinkTests {
         let (_, third) = try peer.finish(second)
         try channel.writeInbound(ByteBuffer(bytes: third))
         #expect(!channel.isActive)
-        #expect(embedded.core.peerInfos().isEmpty)
+        #expect(embedded.components.reporter.peerInfos().isEmpty)
         #expect(embedded.core.securityStatistics().failedHandshakes == 1)
     }
 
@@ -239,7 +239,7 @@ struct SealedLinkTests {
                     .hello(Hello(peerID: PeerID(77), incarnation: 5, displayName: "raw", sessionName: "s")))))
         #expect(try messages(try embedded.outbound(channel)) == [.decline(.authenticationFailed)])
         #expect(!channel.isActive)
-        #expect(embedded.core.peerInfos().isEmpty)
+        #expect(embedded.components.reporter.peerInfos().isEmpty)
     }
 
     @Test("a device that completes the handshake with the secret but claims another's peer id is refused, sealed")
@@ -253,7 +253,7 @@ struct SealedLinkTests {
             ByteBuffer(bytes: third + (try peer.seal([.invitation(Invitation()), .counterIncrement(count: 5)]))))
         #expect(try peer.open(try embedded.outbound(channel)) == [.decline(.authenticationFailed)])
         #expect(!channel.isActive)
-        #expect(embedded.core.peerInfos().isEmpty)
+        #expect(embedded.components.reporter.peerInfos().isEmpty)
         #expect(embedded.increments.isEmpty)
         #expect(embedded.core.securityStatistics().failedHandshakes == 1)
     }
@@ -312,14 +312,14 @@ struct SealedLinkTests {
                 #expect(try peer.open(try embedded.outbound(channel)) == [.decline(.notTrusted)])
                 #expect(!channel.isActive)
                 #expect(embedded.increments.isEmpty)
-                #expect(embedded.core.peerInfos().isEmpty)
+                #expect(embedded.components.reporter.peerInfos().isEmpty)
                 continue
             }
             try channel.writeInbound(ByteBuffer(bytes: third + (try peer.seal([.pairing(.request)]))))
             #expect(channel.isActive)
             let requests = embedded.components.trust.requests
             #expect(requests.map(\.peerID) == [peer.identity.peerID])
-            #expect(embedded.core.peerInfos().isEmpty, "a stranger is listed among the peers")
+            #expect(embedded.components.reporter.peerInfos().isEmpty, "a stranger is listed among the peers")
             // Both sides show the same code: the handshake hash's.
             #expect(requests.first?.code == keys.pairingCode)
             // A wrong code is refused; the right one sends confirm; the peer's confirm then makes the pair.

@@ -78,10 +78,10 @@ public final class Session: Sendable {
         let peerStateChanges = PeerStateChanges()
         let components = SessionComponents(
             configuration: configuration, trusted: trusted, loop: self.loop, transports: transports, logger: logger,
-            stateChanges: peerStateChanges)
+            events: fanout, stateChanges: peerStateChanges)
         let core = SessionCore(
             configuration: configuration, components: components, loop: self.loop, transports: transports,
-            logger: logger, events: fanout)
+            logger: logger)
         self.peerStateChanges = peerStateChanges
         let box = NIOLoopBoundBox.makeBoxSendingValue((core: core, components: components), eventLoop: self.loop)
         self.box = box
@@ -194,7 +194,7 @@ public final class Session: Sendable {
 
     /// How each of `peers` can be reached now, for a discovery that resolves only what it has to.
     package func reach(of peers: Set<PeerID>) async throws(SessionError) -> [PeerID: PeerReach] {
-        try await call { $0.reach(of: peers) }
+        try await callComponents { $0.reporter.reach(of: peers) }
     }
 
     /// How many times a peer's connection state changed so far (connected, lost, left): read without a hop to the
@@ -203,13 +203,13 @@ public final class Session: Sendable {
 
     /// Every peer the session knows.
     public func peers() async throws(SessionError) -> [PeerInfo] {
-        try await call { $0.peerInfos() }
+        try await callComponents { $0.reporter.peerInfos() }
     }
 
     /// The member `wanted` names, by its peer id (16 hex digits) or its display name, with the snapshot of that peer
     /// alone; nil when no peer past discovery has that id or name. Of members that share the name, the lower peer id.
     package func member(named wanted: String) async throws(SessionError) -> PeerInfo? {
-        try await call { $0.member(named: wanted) }
+        try await callComponents { $0.reporter.member(named: wanted) }
     }
 
     /// Where each peer the session knows stands: ``peers()`` without the snapshots (cheap enough to call per message).
@@ -238,7 +238,7 @@ public final class Session: Sendable {
     public func ping(
         _ peer: PeerID, unreliable: Bool = false, payloadSize: Int = 0, transport: String? = nil
     ) async throws(SessionError) -> Duration {
-        try await run { $0.ping(peer, unreliable: unreliable, payloadSize: payloadSize, transport: transport) }
+        try await runComponents { $0.sender.ping(peer, unreliable: unreliable, payloadSize: payloadSize, transport: transport) }
             .duration
     }
 
@@ -250,8 +250,8 @@ public final class Session: Sendable {
         guard (1...1_000_000).contains(count) else {
             throw SessionError(.invalidArgument, "count must be 1...1000000")
         }
-        let samples = try await run { core in
-            core.measureRoundTrips(
+        let samples = try await runComponents { components in
+            components.sender.measureRoundTrips(
                 peer, count: count, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
         }
         return samples.map(\.duration)

@@ -17,11 +17,15 @@ struct SessionComponents {
     let pings: Pings
     let streams: StreamMultiplexer
     let trust: TrustKeeper
+    let events: SessionEventQueue
+    let sender: PeerSender
+    let reporter: PeerReporter
 
     init(
         configuration: SessionConfiguration, trusted: TrustedDevices, loop: any EventLoop, transports: [any Transport],
-        logger: Logger, stateChanges: PeerStateChanges = PeerStateChanges()
+        logger: Logger, events fanout: EventFanout<SessionEvent>, stateChanges: PeerStateChanges = PeerStateChanges()
     ) {
+        events = SessionEventQueue(fanout: fanout)
         trust = TrustKeeper(
             admission: configuration.admission, identity: configuration.identity, trusted: trusted,
             store: configuration.trustedDevicesFile.map { TrustStore(path: $0) }, logger: logger)
@@ -59,5 +63,11 @@ struct SessionComponents {
             loop: loop, logger: logger,
             inbox: configuration.inbox.map { Inbox(directory: $0, gate: configuration.inboxGate) },
             acceptsByteStreams: configuration.acceptsByteStreams)
+        sender = PeerSender(
+            loop: loop, logger: logger, writer: writer, peers: peers, datagrams: datagrams, streams: streams,
+            pings: pings, events: events)
+        reporter = PeerReporter(
+            peers: peers, dialler: dialler, datagrams: datagrams, events: events,
+            carrierOfDatagrams: transports.first?.name ?? "")
     }
 }

@@ -19,18 +19,18 @@ extension SessionCore: ApplicationContext {
     func sendReliably(_ message: Message, to peer: PeerID) throws(SessionError) {
         try message.checkSentByApplication()
         guard let record = peers[peer], takes(message, record) else { return }
-        sendSequenced(message, to: record, as: .state)
+        sender.sendSequenced(message, to: record, as: .state)
     }
 
     func sendReliablyToMembers(_ message: Message) throws(SessionError) {
         try message.checkSentByApplication()
-        peers.forEachMember { if takes(message, $0) { sendSequenced(message, to: $0, as: .state) } }
+        peers.forEachMember { if takes(message, $0) { sender.sendSequenced(message, to: $0, as: .state) } }
     }
 
     func sendToConnectedPeers(_ message: Message, reliably: Bool) throws(SessionError) {
         try message.checkSentByApplication()
         for peer in peers.all where peer.isConnected && takes(message, peer) {
-            if reliably { sendSequenced(message, to: peer, as: .state) } else { sendUnreliable(message, to: peer) }
+            if reliably { sender.sendSequenced(message, to: peer, as: .state) } else { sender.sendUnreliable(message, to: peer) }
         }
     }
 

@@ -63,13 +63,13 @@ extension SessionCore: DatagramRouterDelegate {
                 if let link = peer.active { writer.write(.ping(Ping(nonce: 0, timestamp: pings.micros())), on: link) }
             case .routeChanged(.udp):
                 logger.debug("datagrams get through to \(peer.name)")
-                publishState(of: peer)
+                reporter.publishState(of: peer)
                 applications.forEach { $0.unreliableRouteChanged(peer.id, to: .udp) }
             case .routeChanged(let route):
                 let notice = SessionNotice.datagramsFallBack(peer.id, name: peer.name)
                 logger.debug("\(notice)")
                 events.yield(.notice(notice))
-                publishState(of: peer)
+                reporter.publishState(of: peer)
                 applications.forEach { $0.unreliableRouteChanged(peer.id, to: route) }
             }
         }
@@ -85,32 +85,9 @@ extension SessionCore: DatagramRouterDelegate {
     }
 }
 
-extension SessionCore: StreamMultiplexerDelegate {
-    func sendSequenced(_ message: Message, to id: PeerID) {
-        guard let peer = peers[id] else { return }
-        sendSequenced(message, to: peer, as: .payload)
-    }
-
-    func sendSequenced(_ message: Message, to id: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
-        guard let peer = peers[id],
-            peer.reliable.hasRoom(bytes: message.approximateSize + bytes, messages: 1 + messages)
-        else { return false }
-        sendSequenced(message, to: peer, as: .payload)
-        return true
-    }
-
-    func sendData(_ payload: ByteBuffer, to id: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
-        guard let peer = peers[id],
-            peer.reliable.hasRoom(bytes: payload.readableBytes + 8 + bytes, messages: 1 + messages)
-        else { return false }
-        sendSequencedData(payload, to: peer)
-        return true
-    }
-
-    func unacknowledgedBytes(to id: PeerID) -> Int {
-        peers[id]?.reliable.replayBytes ?? 0
-    }
-
+/// The applications told that their state messages were refused; byte streams opened with a handle of this session.
+extension SessionCore: PeerSenderDelegate {
+    /// Hands `event` to the session's subscribers (for ``Invitations`` and ``TrustKeeper``).
     func emit(_ event: SessionEvent) {
         events.yield(event)
     }

@@ -122,8 +122,8 @@ extension SessionCore: LinkEvents {
         link.admitted(hello)
         if let endpoint = link.endpoint { dialler.staticEndpoint(endpoint, isPeer: peer.id) }
         guard keeper.admit(link, to: peer, restarted: restarted) else { return }
-        if peer.connecting() { publishState(of: peer) }
-        publishLink(link, of: peer)
+        if peer.connecting() { reporter.publishState(of: peer) }
+        reporter.publishLink(link, of: peer)
         let invite = invitations.invitation(of: peer.id)
         perform(
             link.step {

@@ -13,7 +13,7 @@ extension SessionCore {
         link.ready(at: .now())
         writer.write(.ping(Ping(nonce: 0, timestamp: pings.micros())), on: link)  // a first round-trip time at once
         sendTrust(on: link)  // what this device knows of the members, for the peer to catch up
-        publishLink(link, of: peer)
+        reporter.publishLink(link, of: peer)
         logger.debug("link ready", metadata: ["peer": "\(peer.id)", "path": "\(link.path)"])
         keeper.choosePath(for: peer)
     }
@@ -37,19 +37,19 @@ extension SessionCore {
             writer.writeNow(resend, on: link)  // after the activation's resume
         }
         peer.withReliable { $0.wroteAll() }
-        roomFreed(for: peer)
-        publishLink(link, of: peer)
+        sender.roomFreed(for: peer)
+        reporter.publishLink(link, of: peer)
         datagrams.follow(link.datagramRoute, of: peer.id, now: .now())
         guard peer.connected() else {
             logger.debug("\(peer.name): traffic on \(link.path)", metadata: ["peer": "\(peer.id)"])
-            publishState(of: peer)
+            reporter.publishState(of: peer)
             return
         }
         endInvite(of: peer, nil)
         logger.debug(
             "connected to \(peer.name)", metadata: ["peer": "\(peer.id)", "link": "\(link.remoteDescription)"])
         events.yield(.peerConnected(peer.id, name: peer.name))
-        publishState(of: peer)
+        reporter.publishState(of: peer)
         applications.forEach { $0.peerConnected(peer.id) }
         membershipChanged()
     }
@@ -93,7 +93,7 @@ extension SessionCore {
             perform(link.step { $0.leave(.leaving) }, on: link)
         }
         streams.peerGone(id, reason: "disconnected")
-        publishState(of: peer)
+        reporter.publishState(of: peer)
     }
 
     /// Fails what waits for members away longer than the delivery timeout (see
@@ -129,12 +129,17 @@ extension SessionCore {
         forgetIfStranger(peer)
     }
 
-    func canRedial(_ peer: PeerRecord) -> Bool {
-        !peer.left && dialler.hasEndpoints(peer.id)
-    }
 }
 
 extension SessionCore: PathKeeperDelegate {
+    func canRedial(_ peer: PeerRecord) -> Bool { reporter.canRedial(peer) }
+
+    func publishLink(_ link: Link, of peer: PeerRecord, closed: Bool) {
+        reporter.publishLink(link, of: peer, closed: closed)
+    }
+
+    func publishState(of peer: PeerRecord) { reporter.publishState(of: peer) }
+
     func pathToActivate(for peer: PeerRecord, now: NIODeadline) -> Link? {
         peers.pathToActivate(for: peer, now: now)
     }
@@ -159,7 +164,7 @@ extension SessionCore: PathKeeperDelegate {
             events.yield(.peerLost(peer.id))
         }
         dialler.peerLost(peer.id)
-        publishState(of: peer)
+        reporter.publishState(of: peer)
         if wasConnected { membershipChanged() }
         dialler.reconcile(peer.id)
     }
@@ -175,7 +180,7 @@ extension SessionCore: PathKeeperDelegate {
         streams.peerGone(peer.id, reason: "\(peer.name) restarted")
         // Data that never left this process goes to the new incarnation, first; data its old one did not acknowledge
         // may or may not have reached its application: the application is told how much.
-        for payload in unsent { sendSequencedData(payload, to: peer) }
+        for payload in unsent { sender.sendSequencedData(payload, to: peer) }
         guard inDoubt > 0 else { return }
         logger.debug(
             "\(inDoubt) data messages to \(peer.name) were not acknowledged before it restarted",

@@ -37,7 +37,7 @@ extension SessionCore {
         case .ack(let sequence):
             if let peer = peers.peer(of: link) {
                 peer.withReliable { $0.peerAcknowledged(sequence) }
-                roomFreed(for: peer)
+                sender.roomFreed(for: peer)
             }
         case .members(let members):
             if let peer = peers.peer(of: link) { receivedMembers(members, from: peer) }

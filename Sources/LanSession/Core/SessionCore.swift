@@ -65,16 +65,18 @@ final class SessionCore {
     let streams: StreamMultiplexer
     private(set) var applications = ApplicationRouter()
     let trust: TrustKeeper
+    let sender: PeerSender
+    let reporter: PeerReporter
 
     init(
         configuration: SessionConfiguration, components: SessionComponents, loop: any EventLoop,
-        transports: [any Transport], logger: Logger, events: EventFanout<SessionEvent>
+        transports: [any Transport], logger: Logger
     ) {
         self.configuration = configuration
         self.loop = loop
         self.transports = transports
         self.logger = logger
-        self.events = SessionEventQueue(fanout: events)
+        events = components.events
         self.psk = configuration.secret.flatMap {
             try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
         }
@@ -83,9 +85,11 @@ final class SessionCore {
         (links, writer, peers, dialler) = (components.links, components.writer, components.peers, components.dialler)
         (keeper, invitations, datagrams) = (components.keeper, components.invitations, components.datagrams)
         (sockets, pings, streams, trust) = (components.sockets, components.pings, components.streams, components.trust)
+        (sender, reporter) = (components.sender, components.reporter)
         dialler.delegate = self
         datagrams.delegate = self
-        streams.delegate = self
+        streams.delegate = sender
+        sender.delegate = self
         sockets.delegate = self
         trust.delegate = self
         invitations.delegate = self
@@ -93,9 +97,6 @@ final class SessionCore {
     }
 
     var localPeer: PeerID { configuration.peerID }
-
-    /// The name of the transport that carries datagrams (the first).
-    var carrierOfDatagrams: String { transports[0].name }
 
     /// The transport named `name`, if the session runs it.
     func transport(named name: String) -> (any Transport)? {
@@ -310,6 +311,10 @@ final class SessionCore {
             sessionName: configuration.sessionName, extensions: extensions)
     }
 
+    func peerMissedMessages(_ peer: PeerID) {
+        applications.forEach { $0.peerMissedMessages(peer) }
+    }
+
     /// A peer opened a byte stream: to the subscribers, with a handle of this session's.
     func byteStreamOpened(from peer: PeerID, name: String, id: UInt32) {
         guard let owner else { return }
@@ -380,7 +385,7 @@ final class SessionCore {
         peer.named(name)
         guard dialler.setRecord(record, endpoints: endpoints, for: id) else { return }
         if peer.left && !record.hasPrefix(MembersGossip.recordPrefix) { peer.showsUpAgain() }  // it shows up anew
-        if peer.state == .discovered { publishState(of: peer) }
+        if peer.state == .discovered { reporter.publishState(of: peer) }
         dialler.reconcile(id)
     }
 

@@ -49,8 +49,8 @@ extension Session {
     ) async throws(SessionError) {
         guard !messages.isEmpty else { return }
         // Done at once unless a peer's replay buffer is short of room: then it waits for acknowledgements.
-        let waiting = try await call { core throws(SessionError) in
-            try core.sendData(messages, to: peers, reliable: mode == .reliable)
+        let waiting = try await callComponents { components throws(SessionError) in
+            try components.sender.sendData(messages, to: peers, reliable: mode == .reliable)
         }
         guard let waiting else { return }
         do {
@@ -69,7 +69,7 @@ extension Session {
     /// Opens a named byte stream to `peer`; it gets ``SessionEvent/streamOpened(_:)`` and reads the bytes as an
     /// `AsyncSequence`. Returns once the receiver took the stream.
     public func openStream(named name: String, to peer: PeerID) async throws(SessionError) -> OutgoingByteStream {
-        let (id, _) = try await run { $0.openStream(to: peer, kind: .bytes, name: name, size: 0, resumeKey: []) }
+        let (id, _) = try await runComponents { $0.sender.openStream(to: peer, kind: .bytes, name: name, size: 0, resumeKey: []) }
         return OutgoingByteStream(peer: peer, name: name, id: id, session: self)
     }
 
@@ -96,8 +96,8 @@ extension Session {
         var key = SHA256()
         key.update(data: Array("\(name)\u{0}\(metadata.size)\u{0}\(metadata.modified)\u{0}\(metadata.inode)".utf8))
         let resumeKey = Array(key.finalize().prefix(Wire.resumeKeyLength))
-        let (id, from) = try await run {
-            $0.openStream(
+        let (id, from) = try await runComponents {
+            $0.sender.openStream(
                 to: peer, kind: .resource, name: name, size: metadata.size, resumeKey: resumeKey, onProgress: progress)
         }
         let streamKey = StreamKey(peer: peer, id: id)

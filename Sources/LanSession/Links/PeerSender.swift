@@ -1,8 +1,44 @@
+import Logging
 import NIOCore
 import WireCodec
 
-/// What goes to peers: sequenced messages on the reliable channel, unreliable ones, the application's data and pings.
-extension SessionCore {
+/// What ``PeerSender`` asks of the core: the applications told when their state messages were refused.
+protocol PeerSenderDelegate: AnyObject {
+    /// State messages to `peer` were refused for want of room and there is room again: the applications send it
+    /// their state anew.
+    func peerMissedMessages(_ peer: PeerID)
+    /// A peer opened a byte stream that is taken: the application reads it through a handle.
+    func byteStreamOpened(from peer: PeerID, name: String, id: UInt32)
+}
+
+/// What goes to peers: sequenced messages on the reliable channel, unreliable ones, the application's data, streams
+/// and pings. It numbers nothing itself (``LinkWriter`` does) and routes nothing itself (``DatagramRouter`` does): it
+/// chooses the channel, checks the limits and the room, and tells what was refused.
+final class PeerSender {
+    private let loop: any EventLoop
+    private let logger: Logger
+    private let writer: LinkWriter
+    private let peers: PeerTable
+    private let datagrams: DatagramRouter
+    private let streams: StreamMultiplexer
+    private let pings: Pings
+    private let events: SessionEventQueue
+    weak var delegate: (any PeerSenderDelegate)?
+
+    init(
+        loop: any EventLoop, logger: Logger, writer: LinkWriter, peers: PeerTable, datagrams: DatagramRouter,
+        streams: StreamMultiplexer, pings: Pings, events: SessionEventQueue
+    ) {
+        self.loop = loop
+        self.logger = logger
+        self.writer = writer
+        self.peers = peers
+        self.datagrams = datagrams
+        self.streams = streams
+        self.pings = pings
+        self.events = events
+    }
+
     /// Sends a sequenced message to `peer` (``LinkWriter/sendSequenced(_:to:as:)``); a refused one is told once per
     /// refusal.
     func sendSequenced(_ message: Message, to peer: PeerRecord, as content: ReliableChannel.Content) {
@@ -37,7 +73,7 @@ extension SessionCore {
         streams.roomFreed(for: peer.id)
         guard peer.withReliable({ $0.takeResynchronisation() }) else { return }
         logger.debug("re-synchronising \(peer.name) after refused state messages", metadata: ["peer": "\(peer.id)"])
-        applications.forEach { $0.peerMissedMessages(peer.id) }
+        delegate?.peerMissedMessages(peer.id)
     }
 
     /// Sends `message` on the unreliable channel if it gets through and fits a datagram, on the reliable link otherwise.
@@ -137,24 +173,42 @@ extension SessionCore {
             self.ping(id, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
         }
     }
+}
 
-    // MARK: - Publishing
-
-    func info(of peer: PeerRecord) -> PeerInfo {
-        PeerInfo(
-            peer, endpoints: dialler.endpoints(of: peer.id), unreliable: datagrams.route(of: peer.id),
-            transport: carrierOfDatagrams)
+/// The streams' sends, by peer id, through the same checks.
+extension PeerSender: StreamMultiplexerDelegate {
+    func sendSequenced(_ message: Message, to id: PeerID) {
+        guard let peer = peers[id] else { return }
+        sendSequenced(message, to: peer, as: .payload)
     }
 
-    func publishState(of peer: PeerRecord) {
-        events.yield(.peerState(info(of: peer)))
-        guard let connection = peers.connectionChange(of: peer) else { return }
-        events.yield(.peerChanged(peer.id, connection))
+    func sendSequenced(_ message: Message, to id: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
+        guard let peer = peers[id],
+            peer.reliable.hasRoom(bytes: message.approximateSize + bytes, messages: 1 + messages)
+        else { return false }
+        sendSequenced(message, to: peer, as: .payload)
+        return true
     }
 
-    func publishLink(_ link: Link, of peer: PeerRecord, closed: Bool = false) {
-        var info = link.info
-        if closed { info.state = .closed }
-        events.yield(.linkChanged(peer.id, info))
+    func sendData(_ payload: ByteBuffer, to id: PeerID, ifRoomBeyond bytes: Int, messages: Int) -> Bool {
+        guard let peer = peers[id],
+            peer.reliable.hasRoom(bytes: payload.readableBytes + 8 + bytes, messages: 1 + messages)
+        else { return false }
+        sendSequencedData(payload, to: peer)
+        return true
+    }
+
+    func unacknowledgedBytes(to id: PeerID) -> Int {
+        peers[id]?.reliable.replayBytes ?? 0
+    }
+
+    func name(of id: PeerID) -> String { peers[id]?.name ?? "" }
+
+    func emit(_ event: SessionEvent) {
+        events.yield(event)
+    }
+
+    func byteStreamOpened(from peer: PeerID, name: String, id: UInt32) {
+        delegate?.byteStreamOpened(from: peer, name: name, id: id)
     }
 }
