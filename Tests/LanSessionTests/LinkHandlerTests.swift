@@ -107,7 +107,8 @@ struct LinkHandlerTests {
             .hello(Hello(peerID: remote, incarnation: 5, displayName: "raw", sessionName: "s")), on: channel)
         try channel.writeInbound(ByteBuffer(bytes: [0x02, 0x99, 0x00]))  // kind 0x99 does not exist
         #expect(!channel.isActive)
-        #expect(embedded.components.reporter.peerInfos().isEmpty)  // it never completed a handshake: nothing of it is kept
+        // It never completed a handshake: nothing of it is kept.
+        #expect(embedded.components.reporter.peerInfos().isEmpty)
         #expect(embedded.recorder.calls.isEmpty)
     }
 

@@ -238,8 +238,10 @@ public final class Session: Sendable {
     public func ping(
         _ peer: PeerID, unreliable: Bool = false, payloadSize: Int = 0, transport: String? = nil
     ) async throws(SessionError) -> Duration {
-        try await runComponents { $0.sender.ping(peer, unreliable: unreliable, payloadSize: payloadSize, transport: transport) }
-            .duration
+        try await runComponents {
+            $0.sender.ping(peer, unreliable: unreliable, payloadSize: payloadSize, transport: transport)
+        }
+        .duration
     }
 
     /// Measures `count` round trips to `peer` back to back, as ``ping(_:unreliable:payloadSize:transport:)`` does one:

@@ -30,7 +30,11 @@ extension SessionCore: ApplicationContext {
     func sendToConnectedPeers(_ message: Message, reliably: Bool) throws(SessionError) {
         try message.checkSentByApplication()
         for peer in peers.all where peer.isConnected && takes(message, peer) {
-            if reliably { sender.sendSequenced(message, to: peer, as: .state) } else { sender.sendUnreliable(message, to: peer) }
+            if reliably {
+                sender.sendSequenced(message, to: peer, as: .state)
+            } else {
+                sender.sendUnreliable(message, to: peer)
+            }
         }
     }
 

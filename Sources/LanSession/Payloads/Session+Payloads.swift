@@ -69,7 +69,9 @@ extension Session {
     /// Opens a named byte stream to `peer`; it gets ``SessionEvent/streamOpened(_:)`` and reads the bytes as an
     /// `AsyncSequence`. Returns once the receiver took the stream.
     public func openStream(named name: String, to peer: PeerID) async throws(SessionError) -> OutgoingByteStream {
-        let (id, _) = try await runComponents { $0.sender.openStream(to: peer, kind: .bytes, name: name, size: 0, resumeKey: []) }
+        let (id, _) = try await runComponents {
+            $0.sender.openStream(to: peer, kind: .bytes, name: name, size: 0, resumeKey: [])
+        }
         return OutgoingByteStream(peer: peer, name: name, id: id, session: self)
     }
 
