@@ -184,7 +184,7 @@ public final class Session: Sendable {
     package func discovered(
         _ endpoints: [Endpoint], peerID: PeerID, name: String, record: String
     ) async throws(SessionError) {
-        try await call { $0.addDiscovered(endpoints, peer: peerID, name: name, record: record) }
+        try await callComponents { $0.members.addDiscovered(endpoints, peer: peerID, name: name, record: record) }
     }
 
     /// Forgets the addresses discovery record `record` gave; those of the peer's other records stay.

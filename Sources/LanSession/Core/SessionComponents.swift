@@ -20,6 +20,8 @@ struct SessionComponents {
     let events: SessionEventQueue
     let sender: PeerSender
     let reporter: PeerReporter
+    let gate: LinkGate
+    let members: MembersExchange
 
     init(
         configuration: SessionConfiguration, trusted: TrustedDevices, loop: any EventLoop, transports: [any Transport],
@@ -69,5 +71,14 @@ struct SessionComponents {
         reporter = PeerReporter(
             peers: peers, dialler: dialler, datagrams: datagrams, events: events,
             carrierOfDatagrams: transports.first?.name ?? "")
+        members = MembersExchange(
+            localPeer: configuration.peerID, interval: configuration.membersExchangeInterval.timeAmount,
+            logger: logger, peers: peers, dialler: dialler, writer: writer, datagrams: datagrams, reporter: reporter)
+        gate = LinkGate(
+            configuration: configuration, admission: admission, logger: logger, events: events,
+            parts: LinkGate.Parts(
+                links: links, writer: writer, peers: peers, dialler: dialler, keeper: keeper,
+                invitations: invitations, trust: trust, reporter: reporter, datagrams: datagrams, sockets: sockets,
+                pings: pings))
     }
 }

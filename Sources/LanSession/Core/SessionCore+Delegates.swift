@@ -35,6 +35,8 @@ extension SessionCore: SessionSocketsDelegate {
 
     var socketsWanted: Bool { isRunningNow }
 
+    func descriptorsExhausted() { gate.descriptorsExhausted() }
+
     func datagramsUnavailable(_ notice: SessionNotice) {
         events.yield(.notice(notice))
     }
@@ -87,8 +89,15 @@ extension SessionCore: DatagramRouterDelegate {
 
 /// The applications told that their state messages were refused; byte streams opened with a handle of this session.
 extension SessionCore: PeerSenderDelegate {
+    func peerMissedMessages(_ peer: PeerID) {
+        applications.forEach { $0.peerMissedMessages(peer) }
+    }
+
     /// Hands `event` to the session's subscribers (for ``Invitations`` and ``TrustKeeper``).
     func emit(_ event: SessionEvent) {
         events.yield(event)
     }
 }
+
+/// The gate asks whether the session runs, and has the core carry out a link's actions.
+extension SessionCore: LinkGateDelegate {}

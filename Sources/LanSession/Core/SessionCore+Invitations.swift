@@ -16,7 +16,7 @@ extension SessionCore: InvitationsDelegate {
         case .accept:
             perform(link.step { $0.accept(token: links.newToken()) }, on: link)
         case .refuse(let reason, let detail):
-            refuse(link, hello: link.hello, reason: reason, detail)
+            gate.refuse(link, hello: link.hello, reason: reason, detail)
         case .decline(let reason):
             logger.debug("declining \(link.hello?.displayName ?? "a peer"): \(reason)")
             perform(link.step { $0.decline(reason) }, on: link)

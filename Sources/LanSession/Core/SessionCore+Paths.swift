@@ -96,20 +96,6 @@ extension SessionCore {
         reporter.publishState(of: peer)
     }
 
-    /// Fails what waits for members away longer than the delivery timeout (see
-    /// ``SessionConfiguration/deliveryTimeout``); what the application hands them later fails by the next tick.
-    func expireDeliveries(now: NIODeadline) {
-        guard let timeout = configuration.deliveryTimeout?.timeAmount else { return }
-        for peer in peers.all {
-            guard let away = peer.away(at: now), away >= timeout else { continue }
-            let seconds = Double(away.nanoseconds) / 1e9
-            streams.peerAway(
-                peer.id,
-                reason: "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) has been away for \(Int(seconds)) s "
-                    + "(the delivery timeout is \(Int(Double(timeout.nanoseconds) / 1e9)) s)")
-        }
-    }
-
     // MARK: - Closing
 
     /// The channel of `link` closed: forget it, and settle its peer — another path takes over, or the peer is lost.
@@ -126,7 +112,7 @@ extension SessionCore {
         // takes over as it would had this side replaced it, and the peer is not lost in between.
         let replacement = link.replacedByPeer ? peer.otherLink(on: link.path, besides: link) : nil
         keeper.detach(link, from: peer, replacedBy: replacement)
-        forgetIfStranger(peer)
+        members.forgetIfStranger(peer)
     }
 
 }
@@ -139,6 +125,8 @@ extension SessionCore: PathKeeperDelegate {
     }
 
     func publishState(of peer: PeerRecord) { reporter.publishState(of: peer) }
+
+    func close(_ link: Link, reason: String) { gate.close(link, reason: reason) }
 
     func pathToActivate(for peer: PeerRecord, now: NIODeadline) -> Link? {
         peers.pathToActivate(for: peer, now: now)

@@ -40,7 +40,7 @@ extension SessionCore {
                 sender.roomFreed(for: peer)
             }
         case .members(let members):
-            if let peer = peers.peer(of: link) { receivedMembers(members, from: peer) }
+            if let peer = peers.peer(of: link) { self.members.received(members, from: peer) }
         case .trust(let statements):
             if peers.peer(of: link) != nil { trust.received(statements) }
         default:
@@ -56,8 +56,8 @@ extension SessionCore {
                 try handleCommand(message, from: peer, reliably: true)
             } catch {
                 // Malformed for its application, as a malformed frame is for the codec: no bye.
-                rejected(link, "malformed \(message.kind): \(error)")
-                close(link, reason: "malformed \(message.kind)")
+                gate.rejected(link, "malformed \(message.kind): \(error)")
+                gate.close(link, reason: "malformed \(message.kind)")
             }
         }
     }

@@ -29,7 +29,11 @@ extension SessionCore: TrustKeeperDelegate {
     }
 
     func admitTrusted(_ link: Link) {
-        if let hello = link.hello, link.isOpen { admit(hello, on: link) }
+        if let hello = link.hello, link.isOpen { gate.admit(hello, on: link) }
+    }
+
+    func handshakeFailed(_ link: Link, _ detail: String, refusal: String?) {
+        gate.handshakeFailed(link, detail, refusal: refusal)
     }
 
     func notPaired(_ notice: SessionNotice) {

@@ -13,17 +13,18 @@ import WireCodec
 /// - ``LinkTable`` (open links, datagram tokens, caps on unproven links) and ``LinkWriter`` (bursts of writes, a
 ///   peer's sequenced messages numbered and written); each link's protocol is a ``LinkStateMachine``, whose actions
 ///   the core carries out;
-/// - ``Admission``: who gets past the handshake (a plain value);
+/// - ``LinkGate``: links from their opening until they are a peer's (the hello, caps, the ``Admission``, refusals),
+///   and their deadlines;
 /// - ``PeerTable``: per peer its links, the active one (its ``PathSelector`` chooses), the ``ReliableChannel``;
 ///   ``PathKeeper``: a link made its peer's (a restart, a duplicate on its path), activations and failovers (the
 ///   pair's leader activates, a peer left with no link is lost);
 /// - ``Dialler``: where peers are (static, discovered, proven) and the dials to them;
-/// - ``MembersGossip``: who is connected to whom; ``Invitations``: invitations both ways, weighed as the admission
-///   says;
+/// - ``MembersExchange``: who is connected to whom; ``Invitations``: invitations both ways;
 /// - ``TrustKeeper``: the Noise handshake's steps, the trusted devices, the pairings under way, strangers' links
 ///   (admission `paired`);
 /// - ``DatagramRouter``: the unreliable channel; ``Pings``: the clock of pings, the application's pings;
-/// - ``StreamMultiplexer``: data, streams and resources (into the ``Inbox``);
+/// - ``PeerSender``: what goes to peers; ``StreamMultiplexer``: data, streams and resources (into the ``Inbox``);
+/// - ``PeerReporter``: the peers' state and links as events, and snapshots;
 /// - ``ApplicationRouter``: the applications it carries, which it does not know beyond their message kinds.
 final class SessionCore {
     enum RunState: Hashable {
@@ -38,10 +39,6 @@ final class SessionCore {
     private let transports: [any Transport]
     let logger: Logger
     let events: SessionEventQueue
-    /// Random per start: tells peers that our sequence numbers start over.
-    private let incarnation = UInt64.random(in: 1...UInt64.max)
-    /// The session's pre-shared key as the handshake uses it (admission `secret`); nil otherwise.
-    private let psk: SessionSecret?
     /// The session this core belongs to, for the handles its events carry.
     private weak var owner: Session?
 
@@ -51,12 +48,10 @@ final class SessionCore {
     private var sweeper: RepeatedTask?
 
     // The components.
-    private var admission: Admission
     let links: LinkTable
     let writer: LinkWriter
     let peers: PeerTable
     let dialler: Dialler
-    private var gossip: MembersGossip
     let keeper: PathKeeper<SessionCore>
     let invitations: Invitations
     let datagrams: DatagramRouter
@@ -67,6 +62,8 @@ final class SessionCore {
     let trust: TrustKeeper
     let sender: PeerSender
     let reporter: PeerReporter
+    let gate: LinkGate
+    let members: MembersExchange
 
     init(
         configuration: SessionConfiguration, components: SessionComponents, loop: any EventLoop,
@@ -77,15 +74,13 @@ final class SessionCore {
         self.transports = transports
         self.logger = logger
         events = components.events
-        self.psk = configuration.secret.flatMap {
-            try? SessionSecret(secret: $0, sessionName: configuration.sessionName)
-        }
-        admission = components.admission
-        gossip = MembersGossip(interval: configuration.membersExchangeInterval.timeAmount, now: .now())
         (links, writer, peers, dialler) = (components.links, components.writer, components.peers, components.dialler)
         (keeper, invitations, datagrams) = (components.keeper, components.invitations, components.datagrams)
         (sockets, pings, streams, trust) = (components.sockets, components.pings, components.streams, components.trust)
-        (sender, reporter) = (components.sender, components.reporter)
+        (sender, reporter, gate, members) = (
+            components.sender, components.reporter, components.gate, components.members
+        )
+        gate.delegate = self
         dialler.delegate = self
         datagrams.delegate = self
         streams.delegate = sender
@@ -132,33 +127,16 @@ final class SessionCore {
         try applications.add(application)
     }
 
-    /// What the admission says of a hello (a refusal for encryption or the pre-shared key counts as a failed
-    /// handshake).
-    func admissionVerdict(on hello: Hello) -> Admission.HelloVerdict {
-        admission.check(hello)
-    }
-
     func securityStatistics() -> SecurityStatistics {
         SecurityStatistics(
-            encrypted: configuration.isEncrypted, failedHandshakes: admission.failedHandshakes,
+            encrypted: configuration.isEncrypted, failedHandshakes: gate.failedHandshakes,
             droppedDatagrams: datagrams.dropped, refusedConnections: links.refusedUnproven)
-    }
-
-    /// A link's Noise handshake failed (``TrustKeeperDelegate``): counted in the security statistics, told (rate
-    /// limited), and the link refused or dropped.
-    func handshakeFailed(_ link: Link, _ detail: String, refusal: String?) {
-        admission.handshakeFailed()
-        authenticationRefused(link, detail)
-        let actions = link.step { machine in
-            refusal.map { machine.refuse(.authenticationFailed, $0) } ?? machine.drop("handshake failed")
-        }
-        perform(actions, on: link)
     }
 
     /// The members changed (one connected, or one lost): the applications hear it, and every peer gets `members`
     /// anew at the next exchange.
     func membershipChanged() {
-        gossip.changed()
+        members.changed()
         applications.forEach { $0.membershipChanged() }
     }
 
@@ -217,7 +195,7 @@ final class SessionCore {
     func tick() {
         guard runState == .running else { return }
         let now = NIODeadline.now()
-        for link in Array(links.all) where link.isOpen { tick(link, now: now) }
+        for link in Array(links.all) where link.isOpen { gate.tick(link, now: now) }
         for peer in peers.all where peer.isConnected || peer.active == nil {
             // A leader keeps choosing: a peer with a handshaken link but none active yet gets one here too.
             if keeper.isLeader(of: peer.id), !peer.links.isEmpty { keeper.choosePath(for: peer, now: now) }
@@ -227,8 +205,10 @@ final class SessionCore {
         }
         applications.forEach { $0.tick(now: now) }
         pings.expire(now: now)
-        exchangeMembers(now: now)
-        expireDeliveries(now: now)
+        members.exchange(now: now)
+        if let timeout = configuration.deliveryTimeout?.timeAmount {
+            sender.expireDeliveries(now: now, timeout: timeout)
+        }
     }
 
     /// Removes the inbox's partial files older than their lifetime (``SessionConfiguration/partialFileLifetime``) now
@@ -247,33 +227,6 @@ final class SessionCore {
         }
     }
 
-    /// A link's deadlines and heartbeats: a handshake that takes too long, a link gone silent, a heartbeat due.
-    private func tick(_ link: Link, now: NIODeadline) {
-        guard link.machine.isHandshaken else {
-            let actions = link.step {
-                $0.tick(
-                    openFor: now - link.openedAt, proofTimeout: configuration.proofTimeout.timeAmount,
-                    handshakeTimeout: configuration.invitationTimeout.timeAmount
-                        + configuration.livenessTimeout.timeAmount,
-                    strangerTimeout: configuration.strangerTimeout.timeAmount,
-                    pairingTimeout: configuration.pairingTimeout.timeAmount)
-            }
-            return perform(actions, on: link)
-        }
-        switch link.liveness.check(at: now) {
-        case .dead:
-            let silence = (now - link.liveness.lastReceived).nanoseconds / 1_000_000
-            logger.debug(
-                "\(link.hello?.displayName ?? "peer") silent for \(silence) ms; closing its link",
-                metadata: ["path": "\(link.path)"])
-            close(link, reason: "silent")
-        case .heartbeatDue:
-            writer.write(.ping(Ping(nonce: 0, timestamp: pings.micros(now))), on: link)
-        case .alive:
-            break
-        }
-    }
-
     // MARK: - Links: the pipeline, the hello
 
     /// Sets up a new stream channel's pipeline; runs on the loop, before the channel is active.
@@ -282,37 +235,13 @@ final class SessionCore {
         for intendedPeer: PeerID?
     ) -> EventLoopFuture<Void> {
         channel.eventLoop.makeCompletedFuture {
-            let security =
-                configuration.isEncrypted
-                ? LinkSecurity(role: role, identity: configuration.identity, psk: psk) : nil
+            let security = gate.security(for: role)
             if let security { try channel.pipeline.syncOperations.addHandler(LinkSealingHandler(security: security)) }
             try channel.pipeline.syncOperations.addHandler(
                 LinkHandler(
                     core: self, role: role, transport: transport, endpoint: endpoint, intendedPeer: intendedPeer,
                     security: security))
         }
-    }
-
-    /// The hello for `link`: what it supports, and whether its handshake follows (with the pre-shared key or not).
-    func localHello(for link: Link) -> Hello {
-        var capabilities: Capabilities = [.resume, .appMessages]
-        let datagramChannel = datagrams.channel
-        if datagramChannel != nil { capabilities.insert(.datagrams) }
-        let port = sockets.port
-        var extensions: [HelloExtension] = port > 0 ? [.listenPort(UInt16(port))] : []
-        if link.security != nil {
-            capabilities.insert(.encryption)
-            if psk != nil { capabilities.insert(.preSharedKey) }
-            extensions.append(NoiseCipher.helloExtension(offering: configuration.ciphers))
-        }
-        return Hello(
-            peerID: localPeer, incarnation: incarnation, capabilities: capabilities,
-            datagramPort: datagramChannel != nil ? UInt16(port) : 0, displayName: configuration.displayName,
-            sessionName: configuration.sessionName, extensions: extensions)
-    }
-
-    func peerMissedMessages(_ peer: PeerID) {
-        applications.forEach { $0.peerMissedMessages(peer) }
     }
 
     /// A peer opened a byte stream: to the subscribers, with a handle of this session's.
@@ -342,7 +271,7 @@ final class SessionCore {
                 if message == .bye(.protocolError) { violated = true }
                 writer.write(message, on: link)
             case .identify(let hello):
-                identify(hello, on: link)
+                gate.identify(hello, on: link)
             case .handshakeMessage(let bytes):
                 trust.handshakeMessage(bytes, on: link)
             case .pairing(let step):
@@ -365,7 +294,7 @@ final class SessionCore {
                 declined(reason, on: link)
             case .close(let reason):
                 if violated {
-                    rejected(link, reason)  // a message out of place
+                    gate.rejected(link, reason)  // a message out of place
                 } else {
                     logger.debug("closing link \(link.remoteDescription): \(reason)")
                 }
@@ -373,56 +302,5 @@ final class SessionCore {
                 link.channel.close(promise: nil)
             }
         }
-    }
-
-    // MARK: - Members: discovery records, the members connected peers name
-
-    /// Sets what record `record` (a DNS-SD instance name, members heard from a peer) gives for `id`: its endpoints and
-    /// name. A record that tells something new dials the peer.
-    func addDiscovered(_ endpoints: [Endpoint], peer id: PeerID, name: String, record: String) {
-        guard id != localPeer else { return }
-        let peer = peers.record(for: id)
-        peer.named(name)
-        guard dialler.setRecord(record, endpoints: endpoints, for: id) else { return }
-        if peer.left && !record.hasPrefix(MembersGossip.recordPrefix) { peer.showsUpAgain() }  // it shows up anew
-        if peer.state == .discovered { reporter.publishState(of: peer) }
-        dialler.reconcile(id)
-    }
-
-    /// Sends `members` to every connected peer whose last one is out of date, at most once per interval.
-    func exchangeMembers(now: NIODeadline) {
-        guard gossip.exchangeDue(at: now) else { return }
-        var known: [MembersGossip.Known]?
-        for peer in peers.all where peer.isConnected && gossip.isOutdated(peer.id) {
-            guard let link = peer.active ?? peer.handshakenLinks.first else { continue }
-            if known == nil {
-                known = peers.all.filter(\.isConnected).sorted { $0.id < $1.id }.map {
-                    MembersGossip.Known(id: $0.id, name: $0.name, endpoints: dialler.provenEndpoints(of: $0.id))
-                }
-            }
-            writer.write(.members(MembersGossip.members(for: peer.id, among: known!)), on: link)
-            gossip.told(peer.id)
-        }
-    }
-
-    /// `peer` says whom it is connected to: each member's endpoints become a record to dial, replacing what `peer`
-    /// said before; members it no longer names take their records with them.
-    func receivedMembers(_ members: [Member], from peer: PeerRecord) {
-        let update = gossip.received(members, from: peer.id, local: localPeer)
-        for record in update.set {
-            addDiscovered(record.endpoints, peer: record.peer, name: record.displayName, record: record.name)
-        }
-        for record in update.withdrawn { dialler.removeRecord(record) }
-    }
-
-    /// Forgets a peer that never completed a handshake and that nothing names: no link, no discovery record, no
-    /// static endpoint, no proven endpoint. A flood of hellos leaves nothing behind.
-    func forgetIfStranger(_ peer: PeerRecord) {
-        guard !peer.everConnected, peer.links.isEmpty, !dialler.names(peer.id), peers[peer.id] === peer else { return }
-        dialler.forget(peer.id)
-        peers.remove(peer)
-        gossip.forget(peer.id)
-        datagrams.forget(peer.id)
-        logger.trace("forgot \(peer.id): it never completed a handshake")
     }
 }

@@ -137,6 +137,19 @@ final class PeerSender {
             to: id, kind: kind, name: name, size: size, resumeKey: resumeKey, onProgress: onProgress)
     }
 
+    /// Fails what waits for members away longer than the delivery timeout (see
+    /// ``SessionConfiguration/deliveryTimeout``); what the application hands them later fails by the next tick.
+    func expireDeliveries(now: NIODeadline, timeout: TimeAmount) {
+        for peer in peers.all {
+            guard let away = peer.away(at: now), away >= timeout else { continue }
+            let seconds = Double(away.nanoseconds) / 1e9
+            streams.peerAway(
+                peer.id,
+                reason: "\(peer.name.isEmpty ? "\(peer.id)" : peer.name) has been away for \(Int(seconds)) s "
+                    + "(the delivery timeout is \(Int(Double(timeout.nanoseconds) / 1e9)) s)")
+        }
+    }
+
     // MARK: - Round trips
 
     /// Measures one round trip to `peer` on the given channel: on its link of `transport` (any handshaken one,
