@@ -56,6 +56,8 @@ final class StateStore: LocalCountStore {
     /// ``counterFile``'s path, made once: a save runs per increment, on the event loop when it saves in place.
     private let counterPath: String
     var trustedDevicesFile: URL { directory.appendingPathComponent("trusted-devices.json") }
+    /// The members the session last saw, for it to know them at once after a restart.
+    var membersFile: URL { directory.appendingPathComponent("members.json") }
 
     /// What this peer is: its device keys and its own count, as stored.
     struct Identity {

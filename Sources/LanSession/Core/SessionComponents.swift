@@ -73,7 +73,8 @@ struct SessionComponents {
             carrierOfDatagrams: transports.first?.name ?? "")
         members = MembersExchange(
             localPeer: configuration.peerID, interval: configuration.membersExchangeInterval.timeAmount,
-            logger: logger, peers: peers, dialler: dialler, writer: writer, datagrams: datagrams, reporter: reporter)
+            logger: logger, peers: peers, dialler: dialler, writer: writer, datagrams: datagrams, reporter: reporter,
+            loop: loop, store: configuration.membersFile.map { MembersStore(path: $0) })
         gate = LinkGate(
             configuration: configuration, admission: admission, logger: logger, events: events,
             parts: LinkGate.Parts(

@@ -19,6 +19,10 @@ public struct SessionConfiguration: Sendable {
     /// The file where the trusted set is kept (admission `paired`), replaced atomically on every change; nil keeps
     /// it in memory only.
     public var trustedDevicesFile: String?
+    /// The file where the members this session last saw are kept, replaced atomically when they change; nil keeps
+    /// them in memory only. After a restart, they are members from the start: what is sent to them waits for them
+    /// (up to ``deliveryTimeout``), as for a member that is away, instead of being refused until they reconnect.
+    public var membersFile: String?
     /// How long the link of an untrusted device stays open for it to ask to pair.
     public var strangerTimeout: Duration = .seconds(10)
     /// How long a pairing waits for people on both devices to confirm.

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOPosix
 import WireCodec
 
 /// Who is a member, as the peers tell one another: discovery records and the `members` messages (``MembersGossip``
@@ -14,10 +15,18 @@ final class MembersExchange {
     private let datagrams: DatagramRouter
     private let reporter: PeerReporter
     private var gossip: MembersGossip
+    private let loop: any EventLoop
+    /// Where the members are kept across restarts; nil: not kept.
+    private let store: MembersStore?
+    /// The members as last saved (or loaded), and whether a save is under way or due again after it.
+    private var kept: Set<MembersStore.Member> = []
+    private var saving = false
+    private var saveAgain = false
 
     init(
         localPeer: PeerID, interval: TimeAmount, logger: Logger, peers: PeerTable, dialler: Dialler,
-        writer: LinkWriter, datagrams: DatagramRouter, reporter: PeerReporter
+        writer: LinkWriter, datagrams: DatagramRouter, reporter: PeerReporter, loop: any EventLoop,
+        store: MembersStore?
     ) {
         self.localPeer = localPeer
         self.logger = logger
@@ -27,11 +36,48 @@ final class MembersExchange {
         self.datagrams = datagrams
         self.reporter = reporter
         gossip = MembersGossip(interval: interval, now: .now())
+        self.loop = loop
+        self.store = store
+        for (id, name) in store?.load() ?? [] where id != localPeer {
+            peers.record(for: id).remembered(name: name)
+            kept.insert(MembersStore.Member(peerID: "\(id)", name: name))
+        }
+        if !kept.isEmpty { logger.debug("remembered \(kept.count) members of before the start") }
     }
 
-    /// The members changed (one connected, or one lost): every peer gets `members` anew at the next exchange.
+    /// The members changed (one connected, or one lost): every peer gets `members` anew at the next exchange, and the
+    /// store keeps the new set.
     func changed() {
         gossip.changed()
+        keep()
+    }
+
+    /// Saves the members, off the loop, when their set changed since the last save; one save at a time, the last set
+    /// last.
+    private func keep() {
+        guard let store else { return }
+        let members = Set(peers.members.map { MembersStore.Member(peerID: "\($0.id)", name: $0.name) })
+        guard members != kept else { return }
+        guard !saving else {
+            saveAgain = true
+            return
+        }
+        (saving, kept) = (true, members)
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { () throws -> Void in
+            try store.save(Array(members))
+        }.whenComplete { result in
+            let exchange = bound.value
+            exchange.saving = false
+            if case .failure(let error) = result {
+                exchange.logger.debug("cannot keep the members: \(error)", metadata: ["file": "\(store.path)"])
+                exchange.kept = []  // saved again at the next change
+            }
+            if exchange.saveAgain {
+                exchange.saveAgain = false
+                exchange.keep()
+            }
+        }
     }
 
     /// Sets what record `record` (a DNS-SD instance name, members heard from a peer) gives for `id`: its endpoints and

@@ -141,6 +141,14 @@ final class PeerRecord {
         return true
     }
 
+    /// It was a member before this session started (``MembersStore``): a member from the start, away until it
+    /// connects, so that what is sent to it waits for it.
+    func remembered(name: String) {
+        self.name = name
+        everConnected = true
+        state = .lost
+    }
+
     /// No link carries its traffic: it is lost, and being reconnected when `redialling`.
     func lost(redialling: Bool) {
         active = nil
