@@ -51,6 +51,8 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
     public static let appMessages = Capabilities(rawValue: 1 << 3)
     /// The sender's handshake mixes in the session's pre-shared key (`Noise_XXpsk3_…`): it admits by the secret.
     public static let preSharedKey = Capabilities(rawValue: 1 << 4)
+    /// The sender takes `durableData` (kind `0x36`): durable messages, each taken once across the sender's restarts.
+    public static let durableData = Capabilities(rawValue: 1 << 5)
 }
 
 /// One typed value in a `hello`: room for later handshake features without a version bump.

@@ -109,6 +109,12 @@ extension Message {
             return .application(ApplicationMessage(kind: kind, copying: reader.readRest()))
         case .data:
             return .data(try reader.readBytes("data", maxLength: Wire.maxDataLength))
+        case .durableData:
+            let idOffset = reader.offset
+            let id = try reader.readVarint("durable id", max: UInt64.max)
+            guard id != 0 else { throw reader.error(.valueOutOfRange, "durable id 0", at: idOffset) }
+            return .durableData(
+                DurableData(id: id, bytes: try reader.readBytes("durable data", maxLength: Wire.maxDataLength)))
         case .appMessage:
             let appOffset = reader.offset
             let app = try reader.readByte("application number")

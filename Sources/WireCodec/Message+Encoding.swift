@@ -122,6 +122,14 @@ extension Message {
                 throw WireError(.fieldTooLong, detail: "data is \(bytes.count) bytes, limit \(Wire.maxDataLength)")
             }
             return 1 + ByteWriter.varintSize(UInt64(bytes.count)) + bytes.count
+        case .durableData(let durable):
+            guard durable.id != 0 else { throw WireError(.valueOutOfRange, detail: "durable id 0") }
+            guard durable.bytes.count <= Wire.maxDataLength else {
+                throw WireError(
+                    .fieldTooLong, detail: "durable data is \(durable.bytes.count) bytes, limit \(Wire.maxDataLength)")
+            }
+            return 1 + ByteWriter.varintSize(durable.id) + ByteWriter.varintSize(UInt64(durable.bytes.count))
+                + durable.bytes.count
         case .appMessage(let message):
             guard message.app != 0 else { throw WireError(.valueOutOfRange, detail: "application number 0") }
             guard message.bytes.count <= Wire.maxDataLength else {
@@ -227,6 +235,9 @@ extension Message {
         case .appMessage(let message):
             writer.write(message.app)
             writer.writeBytes(message.bytes)
+        case .durableData(let durable):
+            writer.writeVarint(durable.id)
+            writer.writeBytes(durable.bytes)
         case .streamOpen(let open):
             writer.writeVarint(UInt64(open.id))
             writer.write(open.kind.rawValue)

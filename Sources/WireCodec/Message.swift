@@ -41,6 +41,8 @@ public enum Message: Hashable, Sendable {
     /// See ``MessageKind/appMessage``: at most `Wire.maxDataLength` bytes (`Wire.maxUnreliableDataLength` in a
     /// datagram) for the application numbered ``AppMessage/app``.
     case appMessage(AppMessage)
+    /// See ``MessageKind/durableData``: at most `Wire.maxDataLength` bytes, reliable only.
+    case durableData(DurableData)
 
     /// The message's kind byte.
     @inlinable
@@ -66,6 +68,7 @@ public enum Message: Hashable, Sendable {
         case .streamCredit: .streamCredit
         case .streamEnd: .streamEnd
         case .appMessage: .appMessage
+        case .durableData: .durableData
         }
     }
 }

@@ -55,6 +55,9 @@ public enum MessageKind: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// A message of an application the receiver runs, named by the application's number: opaque bytes, reliable
     /// (sequenced) or as a datagram. Sent only to peers whose `hello` announces ``Capabilities/appMessages``.
     case appMessage
+    /// An application's durable message: opaque bytes with the sender's id for it, which only grows across the
+    /// sender's restarts; reliable only. Sent only to peers whose `hello` announces ``Capabilities/durableData``.
+    case durableData
 
     /// The kind bytes of applications' own commands (the original apps' `handshake` … `bubbleState`).
     @inlinable public static var applicationKinds: ClosedRange<UInt8> { 0x20...0x29 }
@@ -62,7 +65,7 @@ public enum MessageKind: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The session's own kinds: every kind but ``application(_:)``.
     public static let sessionKinds: [MessageKind] = [
         .hello, .accept, .decline, .invitation, .ping, .pong, .bye, .ack, .resume, .members, .noise, .trust, .pairing,
-        .data, .streamOpen, .streamChunk, .streamCredit, .streamEnd, .appMessage,
+        .data, .streamOpen, .streamChunk, .streamCredit, .streamEnd, .appMessage, .durableData,
     ]
 
     /// Every kind the codec reads: the session's own and the application kinds.
@@ -92,6 +95,7 @@ public enum MessageKind: RawRepresentable, Hashable, Sendable, CustomStringConve
         case 0x33: self = .streamCredit
         case 0x34: self = .streamEnd
         case 0x35: self = .appMessage
+        case 0x36: self = .durableData
         default: return nil
         }
     }
@@ -120,6 +124,7 @@ public enum MessageKind: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .streamCredit: 0x33
         case .streamEnd: 0x34
         case .appMessage: 0x35
+        case .durableData: 0x36
         }
     }
 
@@ -157,6 +162,7 @@ public enum MessageKind: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .streamCredit: "streamCredit"
         case .streamEnd: "streamEnd"
         case .appMessage: "appMessage"
+        case .durableData: "durableData"
         }
     }
 }

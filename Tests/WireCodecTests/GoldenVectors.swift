@@ -78,6 +78,7 @@ enum GoldenVectors {
         ("trust", .trust([GoldenVectors.statement]), GoldenVectors.trustFrame),
         ("data", .data(Array("hi".utf8)), "04 30 02 68 69"),
         ("appMessage", .appMessage(AppMessage(app: 7, bytes: Array("hi".utf8))), "05 35 07 02 68 69"),
+        ("durableData", .durableData(DurableData(id: 300, bytes: Array("hi".utf8))), "06 36 ac 02 02 68 69"),
         (
             "streamOpen",
             .streamOpen(StreamOpen(id: 1, kind: .resource, name: "a.txt", size: 300, resumeKey: Array(0..<16))),

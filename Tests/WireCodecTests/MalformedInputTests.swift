@@ -155,6 +155,9 @@ struct MalformedInputTests {
         #expect(decodeBody([0x35, 0x00, 0x01, 0x61]) == .valueOutOfRange)  // application numbers start at 1
         let noApplication = Message.appMessage(AppMessage(app: 0, bytes: []))
         #expect(errorCode { () throws(WireError) in try StreamFraming.encode(noApplication) } == .valueOutOfRange)
+        #expect(decodeBody([0x36, 0x00, 0x01, 0x61]) == .valueOutOfRange)  // durable ids start at 1
+        let noDurableID = Message.durableData(DurableData(id: 0, bytes: []))
+        #expect(errorCode { () throws(WireError) in try StreamFraming.encode(noDurableID) } == .valueOutOfRange)
     }
 
     @Test("errors say where and what")

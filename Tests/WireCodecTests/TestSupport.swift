@@ -64,6 +64,7 @@ let oneOfEveryKind: [Message] = [
         }),
     .data([UInt8](repeating: 0xD7, count: Wire.maxDataLength)),
     .appMessage(AppMessage(app: 255, bytes: [UInt8](repeating: 0xA5, count: Wire.maxDataLength))),
+    .durableData(DurableData(id: .max, bytes: [UInt8](repeating: 0x5A, count: Wire.maxDataLength))),
     .streamOpen(
         StreamOpen(
             id: .max, kind: .resource, name: String(repeating: "n", count: Wire.maxStreamNameLength), size: .max,
