@@ -110,7 +110,8 @@ enum MessageGenerators {
                 AppMessage(app: UInt8.random(in: 1...255, using: &rng), bytes: bytes(maxCount: 300, using: &rng)))
         case .durableData:
             return .durableData(
-                DurableData(id: UInt64.random(in: 1...UInt64.max, using: &rng), bytes: bytes(maxCount: 300, using: &rng)))
+                DurableData(
+                    id: UInt64.random(in: 1...UInt64.max, using: &rng), bytes: bytes(maxCount: 300, using: &rng)))
         case .streamOpen:
             return .streamOpen(
                 StreamOpen(

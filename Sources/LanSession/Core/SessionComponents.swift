@@ -67,7 +67,8 @@ struct SessionComponents {
             acceptsByteStreams: configuration.acceptsByteStreams)
         sender = PeerSender(
             loop: loop, logger: logger, writer: writer, peers: peers, datagrams: datagrams, streams: streams,
-            pings: pings, events: events)
+            pings: pings, events: events,
+            durable: DurableLog(directory: configuration.durableDirectory, loop: loop, logger: logger))
         reporter = PeerReporter(
             peers: peers, dialler: dialler, datagrams: datagrams, events: events,
             carrierOfDatagrams: transports.first?.name ?? "")
@@ -81,5 +82,6 @@ struct SessionComponents {
                 links: links, writer: writer, peers: peers, dialler: dialler, keeper: keeper,
                 invitations: invitations, trust: trust, reporter: reporter, datagrams: datagrams, sockets: sockets,
                 pings: pings))
+        sender.sendKeptDurable()
     }
 }

@@ -23,6 +23,9 @@ public struct SessionConfiguration: Sendable {
     /// them in memory only. After a restart, they are members from the start: what is sent to them waits for them
     /// (up to ``deliveryTimeout``), as for a member that is away, instead of being refused until they reconnect.
     public var membersFile: String?
+    /// The directory where durable messages (``SendMode/durable``) are kept until their receivers acknowledge them
+    /// (the file `durable.log`); nil: the session sends none.
+    public var durableDirectory: String?
     /// How long the link of an untrusted device stays open for it to ask to pair.
     public var strangerTimeout: Duration = .seconds(10)
     /// How long a pairing waits for people on both devices to confirm.

@@ -169,6 +169,7 @@ extension SessionCore: PathKeeperDelegate {
         // Data that never left this process goes to the new incarnation, first; data its old one did not acknowledge
         // may or may not have reached its application: the application is told how much.
         for payload in unsent { sender.sendSequencedData(payload, to: peer) }
+        sender.peerRestarted(peer.id)
         guard inDoubt > 0 else { return }
         logger.debug(
             "\(inDoubt) data messages to \(peer.name) were not acknowledged before it restarted",

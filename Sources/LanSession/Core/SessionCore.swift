@@ -44,7 +44,7 @@ final class SessionCore {
 
     private var runState = RunState.idle
     private var ticker: RepeatedTask?
-    /// Removes partial files of abandoned transfers from the inbox, hourly.
+    /// Removes partial files of abandoned transfers from the inbox, hourly (``SessionConfiguration/partialFileLifetime``).
     private var sweeper: RepeatedTask?
 
     // The components.
@@ -155,7 +155,10 @@ final class SessionCore {
             core.ticker = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
                 _ in bound.value.tick()
             }
-            core.sweepInbox()
+            if let directory = core.configuration.inbox, let lifetime = core.configuration.partialFileLifetime {
+                core.sweeper = Inbox(directory: directory, gate: nil).sweepEveryHour(
+                    olderThan: lifetime, on: core.loop, logger: core.logger)
+            }
             core.logger.debug(
                 "session started",
                 metadata: [
@@ -208,22 +211,6 @@ final class SessionCore {
         members.exchange(now: now)
         if let timeout = configuration.deliveryTimeout?.timeAmount {
             sender.expireDeliveries(now: now, timeout: timeout)
-        }
-    }
-
-    /// Removes the inbox's partial files older than their lifetime (``SessionConfiguration/partialFileLifetime``) now
-    /// and every hour.
-    private func sweepInbox() {
-        guard let directory = configuration.inbox, let lifetime = configuration.partialFileLifetime else { return }
-        let inbox = Inbox(directory: directory, gate: nil)
-        let logger = self.logger
-        sweeper = loop.scheduleRepeatedTask(initialDelay: .zero, delay: .hours(1)) { [loop] _ in
-            inbox.removePartialFiles(olderThan: lifetime, on: loop).whenSuccess { removed in
-                guard !removed.isEmpty else { return }
-                logger.debug(
-                    "removed \(removed.count) partial files of transfers abandoned for \(lifetime)",
-                    metadata: ["inbox": "\(directory)", "files": "\(removed)"])
-            }
         }
     }
 

@@ -120,7 +120,7 @@ final class LinkGate {
 
     /// The hello for `link`: what it supports, and whether its handshake follows (with the pre-shared key or not).
     private func localHello(for link: Link) -> Hello {
-        var capabilities: Capabilities = [.resume, .appMessages]
+        var capabilities: Capabilities = [.resume, .appMessages, .durableData]
         let datagramChannel = datagrams.channel
         if datagramChannel != nil { capabilities.insert(.datagrams) }
         let port = sockets.port

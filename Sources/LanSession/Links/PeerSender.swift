@@ -23,11 +23,12 @@ final class PeerSender {
     private let streams: StreamMultiplexer
     private let pings: Pings
     private let events: SessionEventQueue
+    private let durable: DurableLog
     weak var delegate: (any PeerSenderDelegate)?
 
     init(
         loop: any EventLoop, logger: Logger, writer: LinkWriter, peers: PeerTable, datagrams: DatagramRouter,
-        streams: StreamMultiplexer, pings: Pings, events: SessionEventQueue
+        streams: StreamMultiplexer, pings: Pings, events: SessionEventQueue, durable: DurableLog
     ) {
         self.loop = loop
         self.logger = logger
@@ -37,6 +38,7 @@ final class PeerSender {
         self.streams = streams
         self.pings = pings
         self.events = events
+        self.durable = durable
     }
 
     /// Sends a sequenced message to `peer` (``LinkWriter/sendSequenced(_:to:as:)``); a refused one is told once per
@@ -71,6 +73,7 @@ final class PeerSender {
         // alone before.
         if streams.hasWaitingData(for: peer.id), let link = peer.dataLink { writer.openBurst(on: link) }
         streams.roomFreed(for: peer.id)
+        durable.acknowledged(by: peer.id, below: peer.reliable.firstUnacknowledged)
         guard peer.withReliable({ $0.takeResynchronisation() }) else { return }
         logger.debug("re-synchronising \(peer.name) after refused state messages", metadata: ["peer": "\(peer.id)"])
         delegate?.peerMissedMessages(peer.id)
@@ -125,6 +128,55 @@ final class PeerSender {
         }
         guard let waiting, !alsoWaiting.isEmpty else { return waiting }
         return EventLoopFuture.andAllSucceed([waiting] + alsoWaiting, on: loop)
+    }
+
+    // MARK: - Durable messages
+
+    /// Sends an application's durable messages to `ids` (every member when nil), in order: kept on the disk first
+    /// (``DurableLog``), then sent. The future succeeds once they are on the disk.
+    func sendDurable(_ payloads: [ByteBuffer], to ids: [PeerID]?) throws(SessionError) -> EventLoopFuture<Void> {
+        for payload in payloads where payload.readableBytes > Wire.maxDataLength {
+            throw SessionError(
+                .messageTooLarge,
+                "durable data is at most \(Wire.maxDataLength) bytes; this is \(payload.readableBytes)")
+        }
+        var targets: [PeerRecord] = []
+        if let ids {
+            for id in ids { targets.append(try peers.member(id)) }
+        } else {
+            targets = peers.members
+        }
+        for peer in targets where peer.isConnected && !peer.capabilities.contains(.durableData) {
+            throw SessionError(.invalidArgument, "\(peer.name) (\(peer.id)) runs a version without durable messages")
+        }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        return durable.keep(payloads, for: targets.map(\.id)).map { kept in
+            for (peer, entry) in kept { bound.value.sendDurable(entry, to: peer) }
+        }
+    }
+
+    /// Sends a kept durable message on `id`'s reliable channel, and notes its sequence number there.
+    private func sendDurable(_ entry: DurableLog.Entry, to id: PeerID) {
+        guard let peer = peers[id] else { return }
+        let sequence = peer.reliable.nextSequence
+        let message = Message.durableData(DurableData(id: entry.id, bytes: Array(entry.payload.readableBytesView)))
+        sendSequenced(message, to: peer, as: .payload)
+        durable.sent(entry.id, to: id, sequence: sequence)
+    }
+
+    /// At the start, before anything else: what the log kept from before goes on the channels of its peers, which
+    /// are members away until they connect.
+    func sendKeptDurable() {
+        for (id, entries) in durable.keptMessages {
+            let peer = peers.record(for: id)
+            if !peer.isMember { peer.remembered(name: peer.name) }
+            for entry in entries { sendDurable(entry, to: id) }
+        }
+    }
+
+    /// `id` restarted: its channel starts over, and every durable message kept for it goes again.
+    func peerRestarted(_ id: PeerID) {
+        for entry in durable.resend(to: id) { sendDurable(entry, to: id) }
     }
 
     /// Opens a stream to a member (see ``StreamMultiplexer/open(to:kind:name:size:resumeKey:onProgress:)``).

@@ -65,6 +65,9 @@ struct ReliableChannel {
         written = nextSequence - 1
     }
 
+    /// The lowest sequence number the peer has not acknowledged (the next one when it acknowledged everything).
+    var firstUnacknowledged: UInt64 { replay.count > 0 ? replay.firstSequence : nextSequence }
+
     /// Bytes kept for resending (sent and not acknowledged).
     var replayBytes: Int { replay.bytes }
 

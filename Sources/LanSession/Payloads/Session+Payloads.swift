@@ -10,6 +10,10 @@ public enum SendMode: String, Hashable, Sendable, CaseIterable {
     /// As a datagram where they get through (on the reliable link where they do not): may be lost, never doubled by
     /// the sender. At most `Wire.maxUnreliableDataLength` bytes.
     case unreliable
+    /// As `reliable`, and on the disk before the send returns (``SessionConfiguration/durableDirectory``), kept
+    /// until the receiver acknowledged it: a crash of the sender loses nothing sent, and its next start sends it
+    /// again; the receiver takes each once, in order (docs/wire-format.md, section 10.5).
+    case durable
 }
 
 extension Session {
@@ -48,6 +52,16 @@ extension Session {
         contentsOf messages: [ByteBuffer], to peers: [PeerID]? = nil, mode: SendMode = .reliable
     ) async throws(SessionError) {
         guard !messages.isEmpty else { return }
+        if mode == .durable {
+            let written = try await callComponents { components throws(SessionError) in
+                try components.sender.sendDurable(messages, to: peers)
+            }
+            do {
+                return try await written.get()
+            } catch {
+                throw SessionError(error)
+            }
+        }
         // Done at once unless a peer's replay buffer is short of room: then it waits for acknowledgements.
         let waiting = try await callComponents { components throws(SessionError) in
             try components.sender.sendData(messages, to: peers, reliable: mode == .reliable)
