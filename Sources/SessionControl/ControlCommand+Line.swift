@@ -107,7 +107,7 @@ extension ControlCommand {
 
     private static func channel(_ line: ControlRequestLine) throws(ControlError) -> ControlChannel {
         guard let channel = ControlChannel(rawValue: line.channel ?? "reliable") else {
-            throw ControlError("channel must be reliable or unreliable")
+            throw ControlError("channel must be reliable, unreliable or durable")
         }
         return channel
     }
@@ -122,6 +122,7 @@ extension ControlCommand {
     private static func bench(_ line: ControlRequestLine) throws(ControlError) -> Bench {
         guard let peer = line.peer else { throw ControlError("bench needs a peer (peer id or name)") }
         let channel = try channel(line)
+        guard channel != .durable else { throw ControlError("bench measures the reliable or the unreliable channel") }
         let count = line.count ?? 1000
         guard (1...1_000_000).contains(count) else { throw ControlError("count must be 1...1000000") }
         return Bench(peer: peer, transport: line.transport, channel: channel, count: count, size: line.size)

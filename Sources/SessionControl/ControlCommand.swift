@@ -115,6 +115,8 @@ public enum ControlCommand: Hashable, Sendable {
 public enum ControlChannel: String, Codable, Hashable, Sendable {
     case reliable
     case unreliable
+    /// Reliable, and on the sender's disk before `send` is answered (`send` only).
+    case durable
 }
 
 /// A request the daemon refuses before carrying it out, or a command that failed: the message of its error reply.

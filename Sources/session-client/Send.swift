@@ -25,6 +25,9 @@ struct Send: ParsableCommand {
     @Flag(help: "Send as a datagram: may be lost, never delayed by retransmission.")
     var unreliable = false
 
+    @Flag(help: "Send durably: on the daemon's disk before the reply, kept until the peer acknowledges it.")
+    var durable = false
+
     @Option(help: "The message, as text.")
     var text: String?
 
@@ -44,6 +47,7 @@ struct Send: ParsableCommand {
         let named = arguments.count - (stdin ? 1 : 0)
         guard named <= 1 else { throw ValidationError("send takes one peer (then - for standard input)") }
         if all && peer != nil { throw ValidationError("give a peer or --all, not both") }
+        if unreliable && durable { throw ValidationError("give --unreliable or --durable, not both") }
         if !all && peer == nil { throw ValidationError("send needs a peer (its id or name) or --all") }
         let sources = [text != nil, file != nil, stdin].filter { $0 }.count
         guard sources == 1 else { throw ValidationError("give exactly one of --text, --file or -") }
@@ -72,13 +76,14 @@ struct Send: ParsableCommand {
         }
         let daemon = try global.connect()
         let reply = try daemon.call(
-            .send(data: bytes, peer: peer, channel: unreliable ? .unreliable : .reliable))
+            .send(data: bytes, peer: peer, channel: unreliable ? .unreliable : durable ? .durable : .reliable))
         if global.json {
             Output.line(reply.rawResult)
         } else {
             let result = try reply.decode(SendResult.self)
             let to = result.peers.count == 1 ? "1 peer" : "\(result.peers.count) peers"
-            Output.line("sent \(result.bytes) bytes to \(to)\(unreliable ? " (unreliable)" : "")")
+            let how = unreliable ? " (unreliable)" : durable ? " (durable)" : ""
+            Output.line("sent \(result.bytes) bytes to \(to)\(how)")
         }
     }
 }

@@ -125,7 +125,13 @@ struct ControlDispatcher: Sendable {
         if let peer {
             targets = [try await member(named: peer).peerID]
         }
-        try await session.send(Array(bytes), to: targets, mode: channel == .reliable ? .reliable : .unreliable)
+        let mode: SendMode =
+            switch channel {
+            case .reliable: .reliable
+            case .unreliable: .unreliable
+            case .durable: .durable
+            }
+        try await session.send(Array(bytes), to: targets, mode: mode)
         var sentTo = targets ?? []
         if targets == nil {
             sentTo = try await session.peerStates().filter { $0.value != .discovered }.keys.sorted()

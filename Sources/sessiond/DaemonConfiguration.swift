@@ -224,7 +224,8 @@ extension DaemonConfiguration {
     /// The session's configuration, with the device's `identity`, the session's `secret` (read from
     /// ``Admission/secret(file:)``) and the file of trusted devices in the state directory.
     func sessionConfiguration(
-        identity: DeviceIdentity, secret: [UInt8]?, trustedDevicesFile: String, membersFile: String? = nil
+        identity: DeviceIdentity, secret: [UInt8]?, trustedDevicesFile: String, membersFile: String? = nil,
+        durableDirectory: String? = nil
     ) -> SessionConfiguration {
         var configuration = SessionConfiguration(
             peerID: identity.peerID, identity: identity, displayName: displayName, sessionName: sessionName,
@@ -243,6 +244,7 @@ extension DaemonConfiguration {
         if let ciphers { configuration.ciphers = ciphers }
         configuration.trustedDevicesFile = trustedDevicesFile
         configuration.membersFile = membersFile
+        configuration.durableDirectory = durableDirectory
         // Byte streams are taken while a client listens (`streams`, see StreamDesk), declined otherwise; files go to
         // the inbox.
         configuration.acceptsByteStreams = false

@@ -51,7 +51,8 @@ extension SessionDaemon {
         let session = try Session(
             configuration: configuration.sessionConfiguration(
                 identity: state.identity.device, secret: state.secret,
-                trustedDevicesFile: state.store.trustedDevicesFile.path, membersFile: state.store.membersFile.path),
+                trustedDevicesFile: state.store.trustedDevicesFile.path, membersFile: state.store.membersFile.path,
+                durableDirectory: state.store.directory.path),
             transports: transports, eventLoop: loop, logger: logger)
         // The original apps; this peer's count is saved before it is sent: a failed save counts nowhere.
         let app = try await BubblesAndCounterApp(

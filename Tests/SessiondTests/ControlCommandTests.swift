@@ -30,6 +30,10 @@ struct ControlCommandTests {
             .send(data: Data("hello".utf8), peer: "h2", channel: .unreliable)
         ),
         (
+            #"{"command": "send", "peer": "h2", "channel": "durable", "data": "aGVsbG8="}"#,
+            .send(data: Data("hello".utf8), peer: "h2", channel: .durable)
+        ),
+        (
             #"{"command": "push", "path": "/abs/file", "peer": "h2", "name": "N"}"#,
             .push(path: "/abs/file", peer: "h2", name: "N")
         ),
@@ -87,10 +91,17 @@ struct ControlCommandTests {
             (#"{"command": "decline", "reason": "no"}"#, "decline needs an invitation id"),
             (#"{"command": "bench"}"#, "bench needs a peer (peer id or name)"),
             (#"{"command": "bench", "peer": "h2", "count": 0}"#, "count must be 1...1000000"),
-            (#"{"command": "bench", "peer": "h2", "channel": "fast"}"#, "channel must be reliable or unreliable"),
+            (
+                #"{"command": "bench", "peer": "h2", "channel": "fast"}"#,
+                "channel must be reliable, unreliable or durable"
+            ),
+            (
+                #"{"command": "bench", "peer": "h2", "channel": "durable"}"#,
+                "bench measures the reliable or the unreliable channel"
+            ),
             (#"{"command": "send"}"#, "send needs data (base64)"),
             (#"{"command": "send", "data": "not base64!"}"#, "send needs data (base64)"),
-            (#"{"command": "send", "data": "", "channel": "x"}"#, "channel must be reliable or unreliable"),
+            (#"{"command": "send", "data": "", "channel": "x"}"#, "channel must be reliable, unreliable or durable"),
             (#"{"command": "push", "path": "relative", "peer": "h2"}"#, "push needs an absolute path and a peer"),
             (#"{"command": "stream", "path": "/abs"}"#, "stream needs an absolute path and a peer"),
             (#"{"command": "cancel"}"#, "cancel needs a transfer id"),
