@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOEmbedded
 import TestSupport
@@ -99,6 +100,21 @@ extension PayloadTests {
                 try await b.send(Array("x".utf8), to: [a.peerID], mode: .durable)
             }
             await stopAll([a, b])
+        }
+
+        @Test("a receiver restarted after a crash still drops the copies: its receipts are in its directory")
+        func receiptsAcrossARestart() throws {
+            let directory = try Self.directory()
+            let logger = Logger(label: "test")
+            let before = DurableReceipts(directory: directory, logger: logger)
+            #expect(
+                before.take(1, from: PeerID(7)) && before.take(2, from: PeerID(7)) && before.take(5, from: PeerID(9)))
+            #expect(!before.take(2, from: PeerID(7)), "a copy")
+            let after = DurableReceipts(directory: directory, logger: logger)  // the process restarted
+            #expect(!after.take(2, from: PeerID(7)) && !after.take(5, from: PeerID(9)))
+            #expect(after.take(3, from: PeerID(7)) && after.take(6, from: PeerID(9)))
+            let inMemory = DurableReceipts(directory: nil, logger: logger)
+            #expect(inMemory.take(1, from: PeerID(7)) && !inMemory.take(1, from: PeerID(7)))
         }
 
         @Test("the log's file: a torn tail is cut off, what is whole is read back")

@@ -97,7 +97,7 @@ struct ReliableChannelTests {
         _ = try! channel.send(.counterIncrement(count: 2), as: .state)
         let (unsent, inDoubt) = channel.peerRestarted()
         #expect(
-            unsent.map { Array($0.readableBytesView) } == [[3]],
+            unsent.map { Array($0.payload.readableBytesView) } == [[3]],
             "state is sent again by its application; data never written is carried")
         #expect(inDoubt == 1, "data [2] was written and not acknowledged")
         #expect(channel.nextSequence == 1 && channel.written == 0)

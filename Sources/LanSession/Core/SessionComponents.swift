@@ -22,6 +22,7 @@ struct SessionComponents {
     let reporter: PeerReporter
     let gate: LinkGate
     let members: MembersExchange
+    let receipts: DurableReceipts
 
     init(
         configuration: SessionConfiguration, trusted: TrustedDevices, loop: any EventLoop, transports: [any Transport],
@@ -82,6 +83,7 @@ struct SessionComponents {
                 links: links, writer: writer, peers: peers, dialler: dialler, keeper: keeper,
                 invitations: invitations, trust: trust, reporter: reporter, datagrams: datagrams, sockets: sockets,
                 pings: pings))
+        receipts = DurableReceipts(directory: configuration.durableDirectory, logger: logger)
         sender.sendKeptDurable()
     }
 }

@@ -166,10 +166,10 @@ extension SessionCore: PathKeeperDelegate {
         let (unsent, inDoubt) = peer.withReliable { $0.peerRestarted() }
         applications.forEach { $0.peerRestarted(peer.id) }
         streams.peerGone(peer.id, reason: "\(peer.name) restarted")
-        // Data that never left this process goes to the new incarnation, first; data its old one did not acknowledge
-        // may or may not have reached its application: the application is told how much.
-        for payload in unsent { sender.sendSequencedData(payload, to: peer) }
-        sender.peerRestarted(peer.id)
+        // Data that never left this process, and durable messages not acknowledged, go to the new incarnation first,
+        // in their order; other data its old one did not acknowledge may or may not have reached its application: the
+        // application is told how much.
+        sender.peerRestarted(peer, unsent: unsent)
         guard inDoubt > 0 else { return }
         logger.debug(
             "\(inDoubt) data messages to \(peer.name) were not acknowledged before it restarted",

@@ -76,7 +76,7 @@ extension SessionCore {
             if !reliably { events.flush() }  // a datagram is a read of its own
         case .durableData(let durable):
             // A copy its sender resent after a restart is dropped (docs/wire-format.md, section 10.5).
-            guard peer.takeDurable(durable.id) else { return }
+            guard receipts.take(durable.id, from: peer.id) else { return }
             events.yieldData(ByteBuffer(bytes: durable.bytes), from: peer.id, reliable: true)
         case .streamOpen, .streamChunk, .streamCredit, .streamEnd:
             streams.received(message, from: peer.id)

@@ -64,6 +64,7 @@ final class SessionCore {
     let reporter: PeerReporter
     let gate: LinkGate
     let members: MembersExchange
+    let receipts: DurableReceipts
 
     init(
         configuration: SessionConfiguration, components: SessionComponents, loop: any EventLoop,
@@ -77,8 +78,8 @@ final class SessionCore {
         (links, writer, peers, dialler) = (components.links, components.writer, components.peers, components.dialler)
         (keeper, invitations, datagrams) = (components.keeper, components.invitations, components.datagrams)
         (sockets, pings, streams, trust) = (components.sockets, components.pings, components.streams, components.trust)
-        (sender, reporter, gate, members) = (
-            components.sender, components.reporter, components.gate, components.members
+        (sender, reporter, gate, members, receipts) = (
+            components.sender, components.reporter, components.gate, components.members, components.receipts
         )
         gate.delegate = self
         dialler.delegate = self

@@ -174,9 +174,18 @@ final class PeerSender {
         }
     }
 
-    /// `id` restarted: its channel starts over, and every durable message kept for it goes again.
-    func peerRestarted(_ id: PeerID) {
-        for entry in durable.resend(to: id) { sendDurable(entry, to: id) }
+    /// `peer` restarted: its channel starts over. The data that never left this process (`unsent`, with its old
+    /// sequence numbers) and every durable message kept for it go again, in the order they had.
+    func peerRestarted(_ peer: PeerRecord, unsent: [(sequence: UInt64, payload: ByteBuffer)]) {
+        var data = unsent[...]
+        for entry in durable.resend(to: peer.id) {
+            while let next = data.first, next.sequence < entry.sequence ?? .max {
+                sendSequencedData(next.payload, to: peer)
+                data = data.dropFirst()
+            }
+            sendDurable(entry, to: peer.id)
+        }
+        for next in data { sendSequencedData(next.payload, to: peer) }
     }
 
     /// Opens a stream to a member (see ``StreamMultiplexer/open(to:kind:name:size:resumeKey:onProgress:)``).

@@ -133,8 +133,8 @@ struct ReliableChannel {
     /// The peer restarted (new incarnation): both directions start over. Returns the `data` messages kept for it that
     /// never left this process (its old incarnation cannot have had them), to send to the new one, and how many data
     /// messages were written but not acknowledged (the old incarnation may or may not have delivered them).
-    mutating func peerRestarted() -> (unsent: [ByteBuffer], inDoubt: Int) {
-        var unsent: [ByteBuffer] = []
+    mutating func peerRestarted() -> (unsent: [(sequence: UInt64, payload: ByteBuffer)], inDoubt: Int) {
+        var unsent: [(sequence: UInt64, payload: ByteBuffer)] = []
         var inDoubt = 0
         let limits = WireLimits(maxFrameLength: Wire.absoluteMaxFrameLength)
         replay.forEachFrame { sequence, frame in
@@ -149,7 +149,7 @@ struct ReliableChannel {
                 payload = bytes.getSlice(at: bytes.readerIndex + data.payloadOffset, length: data.payloadLength)!
             }
             if sequence > written {
-                unsent.append(payload)
+                unsent.append((sequence, payload))
             } else {
                 inDoubt += 1
             }

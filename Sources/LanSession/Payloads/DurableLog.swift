@@ -126,12 +126,14 @@ final class DurableLog {
         if !writing, case .success(let file) = self.file { write(to: file) }
     }
 
-    /// What is kept for `peer`, to send again from the start of its channel (it restarted): none counts as sent.
+    /// What is kept for `peer`, to send again from the start of its channel (it restarted), with the sequence
+    /// numbers they had: none counts as sent from now on.
     func resend(to peer: PeerID) -> [Entry] {
         guard var entries = kept[peer] else { return [] }
+        let had = entries
         for index in entries.indices { entries[index].sequence = nil }
         kept[peer] = entries
-        return entries
+        return had
     }
 
     // MARK: - Writing

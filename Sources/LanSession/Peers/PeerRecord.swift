@@ -33,8 +33,6 @@ final class PeerRecord {
     private(set) var publishedConnection: PeerConnectionState?
     /// Since when it has been away (a member with no link), as the tick saw it.
     private(set) var awaySince: NIODeadline?
-    /// The highest durable id delivered from it, across its restarts (docs/wire-format.md, section 10.5).
-    private(set) var durableDelivered: UInt64 = 0
 
     init(id: PeerID, replayBufferMessages: Int, replayBufferBytes: Int) {
         self.id = id
@@ -192,13 +190,6 @@ final class PeerRecord {
         let since = awaySince ?? now
         awaySince = since
         return now - since
-    }
-
-    /// Whether the durable message `id` is to be delivered: true once per id, for ids that only grow.
-    func takeDurable(_ id: UInt64) -> Bool {
-        guard id > durableDelivered else { return false }
-        durableDelivered = id
-        return true
     }
 
     /// A sequenced message carrying `payloadBytes` of payload arrived.
