@@ -7,9 +7,10 @@ import TestSupport
     import Glibc
 #endif
 
-/// Numbered data messages from every host to every other, through `send` (reliable), and what each receiver's
-/// `watch` saw of them; then the check: per sender and receiver, no number twice, none out of order, and every
-/// acknowledged one delivered unless a kill -9 of either end explains the gap.
+/// Numbered data messages from every host to every other, through `send` (reliable; every fourth durable), and what
+/// each receiver's `watch` saw of them; then the check: per sender and receiver, no number twice, none out of order,
+/// and every acknowledged one delivered unless a kill -9 of either end explains the gap (for a durable one, only the
+/// receiver's watcher being away does: it is on the sender's disk, and goes again after a restart of either end).
 final class MessageTraffic: Sendable {
     /// A sender and a receiver.
     struct Pair: Hashable, Sendable {
@@ -20,6 +21,8 @@ final class MessageTraffic: Sendable {
     private struct Attempt {
         var seq: Int
         var started: ContinuousClock.Instant
+        /// Sent durable (`channel: durable`).
+        var durable = false
         /// The daemon answered ok: the message is on the receiver's channel.
         var acknowledged = false
         /// The daemon answered with an error: nothing was sent.
@@ -54,6 +57,9 @@ final class MessageTraffic: Sendable {
         self.ids = ids
         self.interval = interval
     }
+
+    /// Every fourth message of a sender to a receiver goes durable.
+    static func isDurable(_ seq: Int) -> Bool { seq % 4 == 0 }
 
     static func text(_ pair: Pair, seq: Int) -> String { "chaos h\(pair.from)>h\(pair.to) #\(seq)" }
 
@@ -109,10 +115,12 @@ final class MessageTraffic: Sendable {
             let seq = seqs[to, default: 0] + 1
             seqs[to] = seq
             let index = state.withLock { state in
-                state.attempts[pair, default: []].append(Attempt(seq: seq, started: .now))
+                state.attempts[pair, default: []].append(Attempt(seq: seq, started: .now, durable: Self.isDurable(seq)))
                 return state.attempts[pair]!.count - 1
             }
-            let request = ControlCommand.send(data: Data(Self.text(pair, seq: seq).utf8), peer: ids[to - 1])
+            let request = ControlCommand.send(
+                data: Data(Self.text(pair, seq: seq).utf8), peer: ids[to - 1],
+                channel: Self.isDurable(seq) ? .durable : .reliable)
             do {
                 try connected.send(request)
                 let line = try connected.readLine()
@@ -144,6 +152,8 @@ final class MessageTraffic: Sendable {
                 counts.sent += attempts.count
                 counts.acked += attempts.filter(\.acknowledged).count
                 counts.refused += attempts.filter(\.refused).count
+                counts.durable.sent += attempts.filter(\.durable).count
+                counts.durable.acked += attempts.filter { $0.durable && $0.acknowledged }.count
                 var seen = Set<Int>()
                 var highest = 0
                 // Each number seen, in order, with when it was first seen.
@@ -161,6 +171,7 @@ final class MessageTraffic: Sendable {
                     seen.insert(receipt.seq)
                 }
                 counts.delivered += seen.count
+                counts.durable.delivered += seen.filter(Self.isDurable).count
                 firstSeen.sort { $0.seq < $1.seq }
                 let traffic = attempts.first?.started ?? now
                 for attempt in attempts where attempt.acknowledged && !seen.contains(attempt.seq) {
@@ -192,7 +203,18 @@ final class MessageTraffic: Sendable {
                     // The receiver's watcher was not subscribed at some moment between the send and the end of the
                     // gap: the message may have arrived then.
                     let unwatched = timeline.overlaps(.watcherAway, host: pair.to, attempt.started, until)
-                    if senderKilled || receiverKilled || unwatched {
+                    if attempt.durable, unwatched {
+                        counts.missedByWatcher += 1
+                        counts.durable.missedByWatcher += 1
+                    } else if attempt.durable {
+                        // On the sender's disk: no restart explains its loss.
+                        counts.lost += 1
+                        counts.durable.lost += 1
+                        if senderKilled { counts.durable.lostWithSenderKilled += 1 }
+                        if counts.examples.count < 20 {
+                            counts.examples.append("\(Self.text(pair, seq: attempt.seq)) (durable) lost")
+                        }
+                    } else if senderKilled || receiverKilled || unwatched {
                         counts.lostToRestart += 1
                         if senderKilled { counts.lostToSenderRestart += 1 }
                         if receiverKilled { counts.lostToReceiverRestart += 1 }
@@ -261,6 +283,20 @@ struct MessageCounts: Encodable {
     var refusals: [String: Int] = [:]
     /// The first 20 gaps counted as lostToRestart: after which number, how many, and between which receipts.
     var restartGaps: [String] = []
+    /// Of all these, the durable messages (every fourth of each sender to each receiver).
+    var durable = DurableCounts()
+
+    struct DurableCounts: Encodable {
+        var sent = 0
+        var acked = 0
+        var delivered = 0
+        /// Acknowledged and never seen, with no watcher away to explain it (counted in `lost` too).
+        var lost = 0
+        /// Of those, with the sender killed within the gap: what the durable log is for (must be 0).
+        var lostWithSenderKilled = 0
+        /// Acknowledged, never seen, the receiver's watcher away meanwhile.
+        var missedByWatcher = 0
+    }
 
     var passed: Bool { doubled == 0 && reordered == 0 && lost == 0 && misdelivered == 0 }
 }

@@ -124,6 +124,10 @@ struct PayloadReport: Encodable {
                 + "\(m.doubled), reordered \(m.reordered), lost \(m.lost), lostToRestart \(m.lostToRestart) (sender killed "
                 + "\(m.lostToSenderRestart), receiver killed \(m.lostToReceiverRestart), watcher away "
                 + "\(m.missedByWatcher)), misdelivered \(m.misdelivered)")
+        let d = m.durable
+        Swift.print(
+            "  of them durable: sent \(d.sent), acked \(d.acked), delivered \(d.delivered), lost \(d.lost) (sender "
+                + "killed \(d.lostWithSenderKilled)), watcher away \(d.missedByWatcher)")
         let s = streams
         Swift.print(
             "streams: started \(s.started), sent \(s.sent), opened \(s.opened), completed \(s.completed), failed "
