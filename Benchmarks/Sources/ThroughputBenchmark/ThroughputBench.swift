@@ -20,7 +20,7 @@ public enum ThroughputBench {
     /// The rows, by the names `Options.only` takes.
     public static let rowKeys = [
         "increments", "increments-insecure", "messages-1k-insecure", "messages-1k", "messages-60k-insecure",
-        "messages-60k", "messages-1k-each",
+        "messages-60k", "messages-1k-each", "messages-1k-durable-tmpfs", "messages-1k-durable-disk",
     ]
     /// Calls outstanding at once.
     static let inFlight = 64
@@ -61,11 +61,12 @@ public enum ThroughputBench {
         var seconds: Double
         var baselineSeconds: Double
         var sealed = true
+        var baselineName: String?
         var batch = 1
         var delivery = DataDelivery.eachMessage
 
         /// What the row is compared with.
-        var baseline: String { metric == "messages_per_second" && sealed ? "tls13" : "tcp" }
+        var baseline: String { baselineName ?? (metric == "messages_per_second" && sealed ? "tls13" : "tcp") }
 
         var perSecond: Double { Double(count) / seconds }
         var baselinePerSecond: Double { Double(count) / baselineSeconds }
@@ -102,6 +103,11 @@ public enum ThroughputBench {
                         options.messages, size: 1_024, group: group, sealed: true, batch: 1, delivery: .eachMessage,
                         options: options))
             }
+            // Durable: each message on the sender's disk before its send returns, next to the same messages reliable.
+            for (key, base) in [("messages-1k-durable-tmpfs", "/dev/shm"), ("messages-1k-durable-disk", "/var/tmp")]
+            where wanted(key) {
+                rows.append(try await durableMessages(options.messages / 4, in: base, group: group))
+            }
             report(rows, json: options.json)
         } catch {
             try? await group.shutdownGracefully()
@@ -124,7 +130,8 @@ public enum ThroughputBench {
 
     /// Two sessions, B connected to A, on the group's two loops, each with what `add` adds before it starts.
     static func pair<Added: Sendable>(
-        group: MultiThreadedEventLoopGroup, sealed: Bool = true, _ add: (Session) async throws -> Added
+        group: MultiThreadedEventLoopGroup, sealed: Bool = true, durable: String? = nil,
+        _ add: (Session) async throws -> Added
     ) async throws -> (Added, Added) {
         var logger = Logger(label: "throughput-bench")
         logger.logLevel = .notice
@@ -136,7 +143,9 @@ public enum ThroughputBench {
             return configuration
         }
         let loops = Array(group.makeIterator())
-        let a = try Session(configuration: configuration("a"), eventLoop: loops[0], logger: logger)
+        var sender = configuration("a")
+        sender.durableDirectory = durable
+        let a = try Session(configuration: sender, eventLoop: loops[0], logger: logger)
         let b = try Session(configuration: configuration("b"), eventLoop: loops[1], logger: logger)
         let added = (try await add(a), try await add(b))
         let port = try await a.start()
@@ -236,12 +245,36 @@ public enum ThroughputBench {
             baselineSeconds: rawTime.seconds, sealed: sealed, batch: batch, delivery: delivery)
     }
 
+    /// Durable 1 KiB messages, `batch` per send, their log in a new directory under `base`; the baseline is the same
+    /// messages reliable (not durable) in the same run. Each side is the best of `rounds` runs.
+    static func durableMessages(_ count: Int, in base: String, group: MultiThreadedEventLoopGroup) async throws -> Row {
+        var reliable: Duration?
+        var durable: Duration?
+        for _ in 0..<rounds {
+            let time = try await sessionMessages(
+                count, size: 1_024, group: group, sealed: true, batch: batch, delivery: .batches)
+            reliable = min(reliable ?? time, time)
+            let directory = base + "/lansession-durable-\(UInt64.random(in: 0...UInt64.max))"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let durableTime = try await sessionMessages(
+                count, size: 1_024, group: group, sealed: true, batch: batch, delivery: .batches, durable: directory)
+            durable = min(durable ?? durableTime, durableTime)
+        }
+        return Row(
+            metric: "messages_per_second", what: "messages, durable (\(base)), \(batch)/send", count: count,
+            size: 1_024, seconds: (durable ?? .zero).seconds, baselineSeconds: (reliable ?? .zero).seconds,
+            baselineName: "reliable", batch: batch, delivery: .batches)
+    }
+
     /// One run of ``messages(_:size:group:sealed:batch:delivery:options:)`` between two new sessions: how long until
-    /// the receiver has every message.
+    /// the receiver has every message. With `durable`, the sender keeps its durable messages there and sends them
+    /// durable.
     static func sessionMessages(
-        _ count: Int, size: Int, group: MultiThreadedEventLoopGroup, sealed: Bool, batch: Int, delivery: DataDelivery
+        _ count: Int, size: Int, group: MultiThreadedEventLoopGroup, sealed: Bool, batch: Int, delivery: DataDelivery,
+        durable: String? = nil
     ) async throws -> Duration {
-        let (a, b) = try await pair(group: group, sealed: sealed) { $0 }
+        let (a, b) = try await pair(group: group, sealed: sealed, durable: durable) { $0 }
         let events = b.subscribe(bufferSize: 1 << 20, data: delivery)
         let message = ByteBuffer(repeating: 7, count: size)
         let receiver = Task {
@@ -263,15 +296,16 @@ public enum ThroughputBench {
         let peer = b.peerID
         let batches = (count + batch - 1) / batch
         let batched = Array(repeating: message, count: batch)
+        let mode: SendMode = durable == nil ? .reliable : .durable
         if batch == 1 {
-            try await concurrently(count) { try await a.send(message, to: [peer]) }
+            try await concurrently(count) { try await a.send(message, to: [peer], mode: mode) }
         } else {
             // The last batch is cut so that exactly `count` messages go.
             let last = count - (batches - 1) * batch
             let counter = Counter()
             try await concurrently(batches) {
                 let isLast = counter.next() == batches - 1
-                try await a.send(contentsOf: isLast ? Array(batched.prefix(last)) : batched, to: [peer])
+                try await a.send(contentsOf: isLast ? Array(batched.prefix(last)) : batched, to: [peer], mode: mode)
             }
         }
         await receiver.value
@@ -298,6 +332,9 @@ public enum ThroughputBench {
         }
         print("one reliable link on 127.0.0.1, \(inFlight) callers, the same frames in each baseline:")
         print("  tcp = plain SwiftNIO TCP, tls13 = SwiftNIO over TLS 1.3 (AES-128-GCM); messages read in batches")
+        if rows.contains(where: { $0.baselineName == "reliable" }) {
+            print("  durable rows: their baseline is the same messages sent reliable (not durable) in the same run")
+        }
         print(
             "what".padding(toLength: 44, withPad: " ", startingAt: 0) + "    count      per second     MB/s"
                 + "   baseline per second   ratio")
