@@ -98,12 +98,17 @@ extension BubblesAndCounterMessage {
     /// ahead of the general path's switch over every kind.
     @inlinable @inline(__always)
     static func readFrequent(_ kind: UInt8, _ fields: UnsafeRawBufferPointer) -> Self? {
-        var reader = ByteReader(fields)
         switch kind {
         case Kind.move.rawValue:
-            guard fields.count == moveBodySize, let move = try? readMove(from: &reader) else { return nil }
-            return .move(move)
+            // View, x, y and sequence at their fixed offsets, as readMove(from:) reads them.
+            guard fields.count == moveBodySize else { return nil }
+            let x = Float(bitPattern: UInt32(littleEndian: fields.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+            let y = Float(bitPattern: UInt32(littleEndian: fields.loadUnaligned(fromByteOffset: 5, as: UInt32.self)))
+            guard x.isFinite, y.isFinite else { return nil }
+            let sequence = UInt16(littleEndian: fields.loadUnaligned(fromByteOffset: 9, as: UInt16.self))
+            return .move(Move(view: fields[0], x: x, y: y, sequence: sequence))
         case Kind.counterIncrement.rawValue:
+            var reader = ByteReader(fields)
             guard let count = try? readIncrementCount(from: &reader), reader.isAtEnd else { return nil }
             return .counterIncrement(count: count)
         default:
