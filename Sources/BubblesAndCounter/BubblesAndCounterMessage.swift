@@ -56,6 +56,7 @@ public enum BubblesAndCounterMessage: Hashable, Sendable {
     public static let kindBytes = Set(Kind.allCases.map(\.rawValue))
 
     /// The message's kind.
+    @inlinable
     public var kind: Kind {
         switch self {
         case .handshake: .handshake

@@ -39,26 +39,26 @@ public enum GATTCommand: Hashable, Sendable {
     /// Decodes a written value: exactly one framed message (a varint body length, then the body) of one of the four
     /// kinds, nothing before or after it.
     public init(frame: [UInt8]) throws(DecodingError) {
+        // Read straight from the written bytes into the apps' message: no intermediate message.
         let result = frame.withUnsafeBytes { bytes in
-            Result { () throws(WireError) in try StreamFraming.decodeFrame(bytes) }
+            Result { () throws(WireError) in try BubblesAndCounterMessage.decodeFrame(bytes) }
         }
-        let decoded: (message: Message, length: Int)?
+        let decoded: (frame: ApplicationFrame<BubblesAndCounterMessage>, length: Int)?
         switch result {
         case .success(let frame): decoded = frame
         case .failure(let error): throw DecodingError(wireError: error, "not a framed message: \(error)")
         }
-        guard let (message, length) = decoded else {
+        guard let (decodedFrame, length) = decoded else {
             throw DecodingError(
                 wireError: WireError(.truncated, offset: frame.count), "a frame cut short (\(frame.count) bytes)")
         }
         guard length == frame.count else {
             throw DecodingError("\(frame.count - length) bytes after the frame: a write carries one message")
         }
-        let command: BubblesAndCounterMessage?
-        do throws(WireError) {
-            command = try BubblesAndCounterMessage(message)
-        } catch {
-            throw DecodingError(wireError: error, "not a framed message: \(error)")
+        let command: BubblesAndCounterMessage
+        switch decodedFrame {
+        case .command(let message): command = message
+        case .other(let message): throw DecodingError("a \(message.kind) is not a command a central may write")
         }
         switch command {
         case .pickUp(let view): self = .pickUp(view: view)
@@ -70,8 +70,7 @@ public enum GATTCommand: Hashable, Sendable {
             }
             self = .increment(count: count)
         case let other:
-            throw DecodingError(
-                "a \(other.map { "\($0.kind)" } ?? "\(message.kind)") is not a command a central may write")
+            throw DecodingError("a \(other.kind) is not a command a central may write")
         }
     }
 

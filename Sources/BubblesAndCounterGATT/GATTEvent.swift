@@ -24,6 +24,6 @@ public enum GATTEvent: Hashable, Sendable {
     /// The notification's value: the message, framed (a varint body length, then the body). Fails as the codec does
     /// on a coordinate that is not finite.
     public func payload() throws(WireError) -> [UInt8] {
-        try StreamFraming.encode(try message.message())
+        try message.frame()
     }
 }

@@ -31,13 +31,9 @@ extension StreamFraming {
     /// else (and for what the general path would refuse).
     @inlinable @inline(__always)
     static func decodeInline(_ bytes: UnsafeRawBufferPointer, limits: WireLimits) -> (message: Message, length: Int)? {
-        guard bytes.count >= 2 else { return nil }
-        // A header below 0x80 is the whole varint: the body's length, kind byte included.
-        let body = Int(bytes[0])
-        guard body >= 1, body <= 1 + ApplicationMessage.inlineCapacity, body <= limits.maxFrameLength,
-            bytes.count > body, MessageKind.applicationKinds.contains(bytes[1])
+        guard let (kind, fields, length) = shortApplicationFrame(bytes, limits: limits),
+            fields.count <= ApplicationMessage.inlineCapacity
         else { return nil }
-        let fields = UnsafeRawBufferPointer(rebasing: bytes[2..<(1 + body)])
-        return (.application(ApplicationMessage(kind: bytes[1], inline: fields)), 1 + body)
+        return (.application(ApplicationMessage(kind: kind, inline: fields)), length)
     }
 }

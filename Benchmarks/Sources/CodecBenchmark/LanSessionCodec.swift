@@ -1,120 +1,162 @@
 import BubblesAndCounter
 import WireCodec
 
-/// WireCodec's stream framing: a varint length, then the message body; the apps' messages read and written by
-/// BubblesAndCounter, as a session's applications do.
+/// WireCodec's stream framing: a varint length, then the message body. The apps' messages (kinds 0x20–0x29, which
+/// WireCodec frames without knowing them) are written into the frame and read from it by BubblesAndCounter's
+/// fields, with no intermediate message; the session's own by WireCodec.
 enum LanSessionCodec {
     static let name = "lansession"
 
-    /// What one case encodes: a message of the apps' (kinds 0x20–0x29, whose bodies WireCodec carries unread) or of
-    /// the session's own.
-    enum Value: Equatable {
-        case apps(BubblesAndCounterMessage)
-        case session(Message)
-
-        /// The message as WireCodec frames it; the apps' encoded by BubblesAndCounter.
-        @inline(__always)
-        func message() throws(WireError) -> Message {
-            switch self {
-            case .apps(let message): try message.message()
-            case .session(let message): message
-            }
-        }
-
-        /// Reads a decoded message: the apps' body by BubblesAndCounter.
-        @inline(__always)
-        init(_ message: Message) throws(WireError) {
-            if let apps = try BubblesAndCounterMessage(message) {
-                self = .apps(apps)
-            } else {
-                self = .session(message)
-            }
-        }
-    }
-
     static func cases() -> [BenchCase] {
         [
-            benchCase("move", .apps(.move(Fixtures.move))),
-            benchCase("increment", .apps(.counterIncrement(count: UInt64(Fixtures.incrementDelta)))),
-            benchCase("hello", .session(.hello(Fixtures.hello))),
+            appsCase("move", .move(Fixtures.move)),
+            appsCase("increment", .counterIncrement(count: UInt64(Fixtures.incrementDelta))),
+            sessionCase("hello", .hello(Fixtures.hello)),
         ]
     }
 
-    static func benchCase(_ label: String, _ original: Value) -> BenchCase {
-        let value = opaque(original)
+    /// A message of the apps', encoded to a frame and decoded back to the apps' message (any other frame would come
+    /// back as the session's message).
+    static func appsCase(_ label: String, _ original: BubblesAndCounterMessage) -> BenchCase {
+        let message = opaque(original)
         let frame: [UInt8]
         do {
-            frame = try StreamFraming.encode(try value.message())
-            let decoded = try frame.withUnsafeBytes { raw throws(WireError) in try StreamFraming.decodeFrame(raw) }
+            frame = try message.frame()
+            // The bytes a session's application sends, carried as an application message.
+            verify(frame, equals: try StreamFraming.encode(try message.message()), name, label)
+            let decoded = try frame.withUnsafeBytes { raw throws(WireError) in
+                try BubblesAndCounterMessage.decodeFrame(raw)
+            }
             guard let decoded, decoded.length == frame.count else {
                 fatalError("\(name) \(label): frame of \(frame.count) bytes did not decode as one frame")
             }
-            verify(try Value(decoded.message), equals: original, name, label)
+            verify(decoded.frame, equals: .command(original), name, label)
         } catch {
             fatalError("\(name) \(label): \(error)")
         }
-
-        // Sixteen copies of the frame that differ in their last byte, used in turn, so that the optimizer cannot
-        // hoist the inlined encode or decode out of the loop as loop-invariant work.
-        let variants: [Value] = (0..<16).map { variant(of: value, $0) }
+        let variants: [BubblesAndCounterMessage] = (0..<16).map { variant(of: message, $0) }
         var frames: [UInt8] = []
-        for variant in variants { try! StreamFraming.encode(try! variant.message(), into: &frames) }
-        let stride = frame.count
+        for variant in variants { try! variant.encodeFrame(into: &frames) }
 
         return BenchCase(
             codec: name, message: label, bytes: frame.count,
             encode: { iterations in
-                // A reused output buffer, as a socket writer owns one (SwiftNIO's ByteBuffer hands out the same kind
-                // of raw memory through writeWithUnsafeMutableBytes).
-                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
-                defer { buffer.deallocate() }
-                var sum: UInt64 = 0
-                variants.withUnsafeBufferPointer { variants in
-                    for iteration in 0..<iterations {
-                        let message = try! variants[iteration & 15].message()
-                        let written = try! StreamFraming.encode(message, into: buffer)
-                        sum &+= UInt64(written) &+ UInt64(buffer[written - 1])
+                withOutputBuffer { buffer in
+                    variants.withUnsafeBufferPointer { variants in
+                        var sum: UInt64 = 0
+                        for iteration in 0..<iterations {
+                            let written = try! variants[iteration & 15].encodeFrame(into: buffer)
+                            sum &+= UInt64(written) &+ UInt64(buffer[written - 1])
+                        }
+                        return sum
                     }
                 }
-                return sum
             },
             decode: { iterations in
-                frames.withUnsafeBytes { raw in
-                    var sum: UInt64 = 0
-                    for iteration in 0..<iterations {
-                        let start = (iteration & 15) * stride
-                        let slice = UnsafeRawBufferPointer(rebasing: raw[start..<(start + stride)])
-                        let (message, length) = try! StreamFraming.decodeFrame(slice)!
-                        sum &+= checksum(try! Value(message)) &+ UInt64(length)
-                    }
-                    return sum
+                decodeLoop(frames, stride: frame.count, iterations) { slice in
+                    let (frame, length) = try! BubblesAndCounterMessage.decodeFrame(slice)!
+                    return checksum(frame) &+ UInt64(length)
                 }
             })
     }
 
-    /// `value` with its last field changed by `index` (the move's sequence, the increment's count, the hello's
-    /// capabilities), keeping its encoded size.
-    static func variant(of value: Value, _ index: Int) -> Value {
-        switch value {
-        case .apps(.move(var move)):
-            move.sequence = UInt16(truncatingIfNeeded: Int(move.sequence) + index)
-            return .apps(.move(move))
-        case .apps(.counterIncrement(let count)):
-            return .apps(.counterIncrement(count: UInt64(1 + (Int(count) - 1 + index) % 127)))
-        case .session(.hello(var hello)):
-            hello.capabilities = Capabilities(rawValue: UInt32(index))
-            return .session(.hello(hello))
-        default:
-            return value
+    /// A message of the session's own, encoded to a frame and decoded back.
+    static func sessionCase(_ label: String, _ original: Message) -> BenchCase {
+        let message = opaque(original)
+        let frame: [UInt8]
+        do {
+            frame = try StreamFraming.encode(message)
+            let decoded = try frame.withUnsafeBytes { raw throws(WireError) in try StreamFraming.decodeFrame(raw) }
+            guard let decoded, decoded.length == frame.count else {
+                fatalError("\(name) \(label): frame of \(frame.count) bytes did not decode as one frame")
+            }
+            verify(decoded.message, equals: original, name, label)
+        } catch {
+            fatalError("\(name) \(label): \(error)")
+        }
+        let variants: [Message] = (0..<16).map { variant(of: message, $0) }
+        var frames: [UInt8] = []
+        for variant in variants { try! StreamFraming.encode(variant, into: &frames) }
+
+        return BenchCase(
+            codec: name, message: label, bytes: frame.count,
+            encode: { iterations in
+                withOutputBuffer { buffer in
+                    variants.withUnsafeBufferPointer { variants in
+                        var sum: UInt64 = 0
+                        for iteration in 0..<iterations {
+                            let written = try! StreamFraming.encode(variants[iteration & 15], into: buffer)
+                            sum &+= UInt64(written) &+ UInt64(buffer[written - 1])
+                        }
+                        return sum
+                    }
+                }
+            },
+            decode: { iterations in
+                decodeLoop(frames, stride: frame.count, iterations) { slice in
+                    let (message, length) = try! StreamFraming.decodeFrame(slice)!
+                    return checksum(message) &+ UInt64(length)
+                }
+            })
+    }
+
+    /// Calls `body` with a reused output buffer, as a socket writer owns one (SwiftNIO's ByteBuffer hands out the same
+    /// kind of raw memory through writeWithUnsafeMutableBytes). The encode loops write sixteen variants in turn, which
+    /// differ in their last byte, so that the optimizer cannot hoist the inlined encode out of the loop as
+    /// loop-invariant work.
+    @inline(__always)
+    static func withOutputBuffer(_ body: (UnsafeMutableRawBufferPointer) -> UInt64) -> UInt64 {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+        defer { buffer.deallocate() }
+        return body(buffer)
+    }
+
+    /// Decodes the sixteen frames of `stride` bytes in `frames` in turn, `iterations` times in all, each to a checksum.
+    @inline(__always)
+    static func decodeLoop(
+        _ frames: [UInt8], stride: Int, _ iterations: Int, _ decode: (UnsafeRawBufferPointer) -> UInt64
+    ) -> UInt64 {
+        frames.withUnsafeBytes { raw in
+            var sum: UInt64 = 0
+            for iteration in 0..<iterations {
+                let start = (iteration & 15) * stride
+                sum &+= decode(UnsafeRawBufferPointer(rebasing: raw[start..<(start + stride)]))
+            }
+            return sum
         }
     }
 
-    static func checksum(_ value: Value) -> UInt64 {
-        switch value {
-        case .apps(.move(let move)): move.checksum
-        case .apps(.counterIncrement(let count)): count
-        case .session(.hello(let hello)): hello.checksum
+    /// `message` with its last field changed by `index` (the move's sequence, the increment's count), keeping its
+    /// encoded size.
+    static func variant(of message: BubblesAndCounterMessage, _ index: Int) -> BubblesAndCounterMessage {
+        switch message {
+        case .move(var move):
+            move.sequence = UInt16(truncatingIfNeeded: Int(move.sequence) + index)
+            return .move(move)
+        case .counterIncrement(let count):
+            return .counterIncrement(count: UInt64(1 + (Int(count) - 1 + index) % 127))
+        default:
+            return message
+        }
+    }
+
+    /// `message` with its last field changed by `index` (the hello's capabilities), keeping its encoded size.
+    static func variant(of message: Message, _ index: Int) -> Message {
+        guard case .hello(var hello) = message else { return message }
+        hello.capabilities = Capabilities(rawValue: UInt32(index))
+        return .hello(hello)
+    }
+
+    static func checksum(_ frame: ApplicationFrame<BubblesAndCounterMessage>) -> UInt64 {
+        switch frame {
+        case .command(.move(let move)): move.checksum
+        case .command(.counterIncrement(let count)): count
         default: 0
         }
+    }
+
+    static func checksum(_ message: Message) -> UInt64 {
+        guard case .hello(let hello) = message else { return 0 }
+        return hello.checksum
     }
 }
