@@ -20,7 +20,6 @@ struct SessionComponents {
     let events: SessionEventQueue
     let sender: PeerSender
     let reporter: PeerReporter
-    let gate: LinkGate
     let members: MembersExchange
     let receipts: DurableReceipts
 
@@ -77,12 +76,6 @@ struct SessionComponents {
             localPeer: configuration.peerID, interval: configuration.membersExchangeInterval.timeAmount,
             logger: logger, peers: peers, dialler: dialler, writer: writer, datagrams: datagrams, reporter: reporter,
             loop: loop, store: configuration.membersFile.map { MembersStore(path: $0) })
-        gate = LinkGate(
-            configuration: configuration, admission: admission, logger: logger, events: events,
-            parts: LinkGate.Parts(
-                links: links, writer: writer, peers: peers, dialler: dialler, keeper: keeper,
-                invitations: invitations, trust: trust, reporter: reporter, datagrams: datagrams, sockets: sockets,
-                pings: pings))
         receipts = DurableReceipts(directory: configuration.durableDirectory, logger: logger)
         sender.sendKeptDurable()
     }

@@ -78,9 +78,10 @@ final class SessionCore {
         (links, writer, peers, dialler) = (components.links, components.writer, components.peers, components.dialler)
         (keeper, invitations, datagrams) = (components.keeper, components.invitations, components.datagrams)
         (sockets, pings, streams, trust) = (components.sockets, components.pings, components.streams, components.trust)
-        (sender, reporter, gate, members, receipts) = (
-            components.sender, components.reporter, components.gate, components.members, components.receipts
+        (sender, reporter, members, receipts) = (
+            components.sender, components.reporter, components.members, components.receipts
         )
+        gate = LinkGate(configuration: configuration, logger: logger, components: components)
         gate.delegate = self
         dialler.delegate = self
         datagrams.delegate = self

@@ -36,31 +36,18 @@ final class LinkGate {
     private let psk: SessionSecret?
     weak var delegate: (any LinkGateDelegate)?
 
-    struct Parts {
-        let links: LinkTable
-        let writer: LinkWriter
-        let peers: PeerTable
-        let dialler: Dialler
-        let keeper: PathKeeper<SessionCore>
-        let invitations: Invitations
-        let trust: TrustKeeper
-        let reporter: PeerReporter
-        let datagrams: DatagramRouter
-        let sockets: SessionSockets
-        let pings: Pings
-    }
-
-    init(
-        configuration: SessionConfiguration, admission: Admission, logger: Logger, events: SessionEventQueue,
-        parts: Parts
-    ) {
+    /// The gate of the session whose parts are `components`.
+    init(configuration: SessionConfiguration, logger: Logger, components: SessionComponents) {
         self.configuration = configuration
-        self.admission = admission
         self.logger = logger
-        self.events = events
-        (links, writer, peers, dialler, keeper) = (parts.links, parts.writer, parts.peers, parts.dialler, parts.keeper)
-        (invitations, trust, reporter) = (parts.invitations, parts.trust, parts.reporter)
-        (datagrams, sockets, pings) = (parts.datagrams, parts.sockets, parts.pings)
+        (admission, events, links, writer) = (
+            components.admission, components.events, components.links, components.writer
+        )
+        (peers, dialler, keeper, invitations) = (
+            components.peers, components.dialler, components.keeper, components.invitations
+        )
+        (trust, reporter, datagrams) = (components.trust, components.reporter, components.datagrams)
+        (sockets, pings) = (components.sockets, components.pings)
         psk = configuration.secret.flatMap { try? SessionSecret(secret: $0, sessionName: configuration.sessionName) }
     }
 
