@@ -59,4 +59,24 @@ struct LinkTableTests {
         #expect(table.link(forToken: token) == nil)
         #expect(table.isEmpty)
     }
+
+    @Test("a link whose machine closed before its channel (dropped for silence, or left) takes its token with it")
+    func tokenOfClosedMachine() throws {
+        let table = LinkTable(maxUnproven: 64, maxUnprovenPerAddress: 16)
+        for _ in 0..<100 {
+            let link = try accepted(from: "10.0.0.7")
+            table.add(link)
+            let token = table.newToken()
+            _ = link.step { $0.received(.hello(Hello(peerID: PeerID(2), displayName: "two", sessionName: "s"))) }
+            _ = link.step { $0.admit(invitation: Invitation()) }
+            _ = link.step { $0.received(.invitation(Invitation())) }
+            _ = link.step { $0.accept(token: token) }
+            table.register(token: token, for: link)
+            _ = link.step { $0.drop("silent") }
+            #expect(link.machine.token == nil)
+            table.remove(link)
+            #expect(table.link(forToken: token) == nil)
+        }
+        #expect(table.tableSizes == ["links": 0, "linkTokens": 0, "linkTokenOwners": 0])
+    }
 }

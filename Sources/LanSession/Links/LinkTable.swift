@@ -15,6 +15,9 @@ final class LinkTable {
     private var links: [ObjectIdentifier: Link] = [:]
     /// Datagram tokens of handshaken links, to the link.
     private var tokens: [UInt64: Link] = [:]
+    /// The token each handshaken link was registered with: its machine forgets it once it closes (a link dropped for
+    /// silence, or left), before its channel's close removes it here.
+    private var tokenOfLink: [ObjectIdentifier: UInt64] = [:]
 
     init(maxUnproven: Int, maxUnprovenPerAddress: Int) {
         self.maxUnproven = maxUnproven
@@ -26,14 +29,20 @@ final class LinkTable {
 
     var isEmpty: Bool { links.isEmpty }
 
+    /// The entries of its tables, by name (``Session/tableSizes()``).
+    var tableSizes: [String: Int] {
+        ["links": links.count, "linkTokens": tokens.count, "linkTokenOwners": tokenOfLink.count]
+    }
+
     func add(_ link: Link) {
         links[ObjectIdentifier(link)] = link
     }
 
-    /// Forgets `link` (its channel closed), with its token.
+    /// Forgets `link` (its channel closed), with the token it was registered with, whatever its machine says now.
     func remove(_ link: Link) {
-        links[ObjectIdentifier(link)] = nil
-        if let token = link.machine.token, tokens[token] === link { tokens[token] = nil }
+        let id = ObjectIdentifier(link)
+        links[id] = nil
+        if let token = tokenOfLink.removeValue(forKey: id), tokens[token] === link { tokens[token] = nil }
     }
 
     /// A datagram token no link has.
@@ -45,7 +54,10 @@ final class LinkTable {
 
     /// `link` is handshaken: its datagrams carry `token`.
     func register(token: UInt64, for link: Link) {
+        let id = ObjectIdentifier(link)
+        if let earlier = tokenOfLink[id], earlier != token, tokens[earlier] === link { tokens[earlier] = nil }
         tokens[token] = link
+        tokenOfLink[id] = token
     }
 
     /// The link whose datagrams carry `token`.
