@@ -121,6 +121,31 @@ struct DiallerTests {
         #expect(session.dials.isEmpty, "every path has a link")
     }
 
+    @Test(
+        "a peer that comes back on another port forgets the port it had, and its dial; a dial that ends leaves nothing")
+    func newIncarnationOnAnotherPort() {
+        let session = FakeSession(loop: loop)
+        let dialler = dialler(session)
+        let other = Endpoint(host: "10.0.0.3", port: 4000)
+        dialler.proved(other, for: peer)
+        session.facts[peer] = wanted()
+        dialler.start()
+        for port in 5000..<5100 {
+            dialler.proved(Endpoint(host: "10.0.0.2", port: port), for: peer)
+            dialler.peerLost(peer)
+            dialler.reconcile(peer)
+            loop.advanceTime(by: .milliseconds(130))
+            session.failAll()
+        }
+        #expect(dialler.provenEndpoints(of: peer).count == 2, "one per address: \(dialler.provenEndpoints(of: peer))")
+        #expect(dialler.tableSizes["diallerDials"] == 2)
+        // Both paths get a link again: their dials end, and nothing of them is kept.
+        session.facts[peer] = wanted(covered: [Dialler.path(of: other)], connected: true)
+        loop.advanceTime(by: .seconds(3))
+        dialler.dialEnded(Endpoint(host: "10.0.0.2", port: 5099), for: peer, failed: false)
+        #expect(dialler.tableSizes["diallerDials"] == 0, "\(dialler.tableSizes)")
+    }
+
     @Test("a peer that left is not dialled, and where it was proves nothing any more")
     func peerLeft() {
         let session = FakeSession(loop: loop)

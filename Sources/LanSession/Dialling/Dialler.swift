@@ -73,6 +73,21 @@ final class Dialler {
     /// The peer each discovery record names.
     private var records: [String: PeerID] = [:]
 
+    /// The entries of its tables, by name (``Session/tableSizes()``): per peer what is known of where it is, and the
+    /// endpoints and dials of all of them.
+    var tableSizes: [String: Int] {
+        var sizes = [
+            "diallerPeers": peers.count, "diallerRecords": records.count, "diallerStatic": staticEndpoints.count,
+            "diallerStaticDials": staticDials.count, "diallerDiscovered": 0, "diallerProven": 0, "diallerDials": 0,
+        ]
+        for whereabouts in peers.values {
+            sizes["diallerDiscovered", default: 0] += whereabouts.discovered.count
+            sizes["diallerProven", default: 0] += whereabouts.proven.count
+            sizes["diallerDials", default: 0] += whereabouts.dials.count
+        }
+        return sizes
+    }
+
     init(
         loop: any EventLoop, logger: Logger, localPeer: PeerID, initialDelay: Duration, maximumDelay: Duration,
         standbyMaximumDelay: Duration
@@ -144,9 +159,18 @@ final class Dialler {
         logger.debug("record withdrawn", metadata: ["peer": "\(id)", "record": "\(record)"])
     }
 
-    /// A handshake at `endpoint` proved `peer` there.
+    /// A handshake at `endpoint` proved `peer` there. An endpoint proven before on the same path (another port of the
+    /// same address: where an earlier incarnation listened) is forgotten with its dials: a peer that restarts on a new
+    /// port each time would otherwise leave one endpoint, and a redial of it after every loss, per incarnation.
     func proved(_ endpoint: Endpoint, for peer: PeerID) {
-        peers[peer, default: Whereabouts()].proven[endpoint] = .now()
+        var whereabouts = peers.removeValue(forKey: peer) ?? Whereabouts()
+        let path = Self.path(of: endpoint)
+        for earlier in whereabouts.proven.keys where earlier != endpoint && Self.path(of: earlier) == path {
+            whereabouts.proven[earlier] = nil
+            whereabouts.dials.removeValue(forKey: earlier)?.scheduled?.cancel()
+        }
+        whereabouts.proven[endpoint] = .now()
+        peers[peer] = whereabouts
     }
 
     /// `endpoint` turned out not to lead to `peer`: it is no longer one where `peer` was proven.
@@ -249,13 +273,17 @@ final class Dialler {
         }
     }
 
-    /// A dial's backoff is over: dial again, unless the peer left or its path got a link meanwhile.
+    /// A dial's backoff is over: dial again, unless the peer left or its path got a link meanwhile (then the dial is
+    /// forgotten: the next loss starts a fresh one).
     private func retry(_ endpoint: Endpoint, for peer: PeerID) {
         guard peers[peer]?.dials[endpoint] != nil else { return }
         peers[peer]?.dials[endpoint]?.scheduled = nil
         guard let facts = delegate?.dialFacts(for: peer), !facts.left,
             !facts.coveredPaths.contains(Self.path(of: endpoint))
-        else { return }
+        else {
+            peers[peer]?.dials[endpoint] = nil
+            return
+        }
         dial(endpoint, for: peer)
     }
 
@@ -280,14 +308,19 @@ final class Dialler {
         }
     }
 
-    /// A dial of `endpoint` for `peer` ended: in a handshaken link, or not (the next one waits longer).
+    /// A dial of `endpoint` for `peer` ended: in a handshaken link (nothing of it is kept: the next dial starts with
+    /// a fresh backoff), or not (the next one waits longer).
     func dialEnded(_ endpoint: Endpoint, for peer: PeerID, failed: Bool) {
         guard var dial = peers[peer]?.dials[endpoint] else { return }
+        guard failed else {
+            dial.scheduled?.cancel()
+            peers[peer]?.dials[endpoint] = nil
+            return
+        }
         dial.inFlight = false
-        dial.failed = failed
-        if !failed { dial.backoff = makeBackoff(connected: true) }
+        dial.failed = true
         peers[peer]?.dials[endpoint] = dial
-        if failed { reconcile(peer) }
+        reconcile(peer)
     }
 
     /// `peer` lost its last link: every endpoint is to be redialled after the first delay of a fresh backoff (the
