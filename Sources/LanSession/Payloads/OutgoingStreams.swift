@@ -12,12 +12,20 @@ final class OutgoingStreams {
 
     private var outgoing: [StreamKey: OutgoingStreamState] = [:]
     private var nextStreamID: UInt32 = 1
-    /// Why recently ended streams ended, for the writer's next call.
+    /// Why recently ended streams ended, for the writer's next call: each for ``endedStreamMemory`` (and at most 256).
     private var endedStreams: [StreamKey: SessionError] = [:]
+    /// How long why a stream ended is kept for a call of its writer that comes after the end.
+    static let endedStreamMemory = TimeAmount.seconds(5)
     /// Applications' data waiting for room on each peer's reliable channel, in order.
     /// Looked up for every message sent; not checked for exclusive access at run time (changed by this class alone,
     /// never across a call that could reach it again).
     @exclusivity(unchecked) private var outboxes: [PeerID: [PendingData]] = [:]
+
+    /// The entries of its tables, by name (``Session/tableSizes()``): the streams open, those whose end is kept for a
+    /// late write (at most 256), the peers with data waiting for room.
+    var tableSizes: [String: Int] {
+        ["streamsOutgoing": outgoing.count, "streamsEnded": endedStreams.count, "dataOutboxes": outboxes.count]
+    }
 
     init(loop: any EventLoop, logger: Logger) {
         self.loop = loop
@@ -188,6 +196,9 @@ final class OutgoingStreams {
     private func fail(_ stream: OutgoingStreamState, _ error: SessionError) {
         if endedStreams.count >= 256 { endedStreams.removeAll() }
         endedStreams[stream.key] = error
+        let key = stream.key
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        loop.scheduleTask(in: Self.endedStreamMemory) { bound.value.endedStreams[key] = nil }
         stream.parked?.promise.fail(error)
         stream.parked = nil
         switch stream.phase {
