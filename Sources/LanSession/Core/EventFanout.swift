@@ -185,6 +185,9 @@ public final class EventFanout<Event: Sendable>: Sendable {
 
     /// Subscribers now.
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// Observers now.
+    public var observerCount: Int { state.withLock { $0.observers.count } }
 }
 
 /// An observer of an ``EventFanout`` (``EventFanout/observe(splitting:_:finished:)``).

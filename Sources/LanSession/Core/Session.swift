@@ -264,6 +264,19 @@ public final class Session: Sendable {
         try await callComponents { $0.invitations.requests }
     }
 
+    /// The entries of every table the session keeps that is keyed by a peer, a link, a transfer, a stream, a ping, a
+    /// pairing, an invitation or a subscriber, by name (`links`, `peers`, `streamsOutgoing`, `eventSubscribers`, ...):
+    /// for tests and diagnostics. Each comes back to what it was once its keys are gone (a link closed, a transfer
+    /// ended, a subscriber gone); those keyed by a peer, once the peer is forgotten.
+    package func tableSizes() async throws(SessionError) -> [String: Int] {
+        let subscribers = fanout.subscriberCount
+        let observers = fanout.observerCount
+        var sizes = try await callComponents { $0.tableSizes }
+        sizes["eventSubscribers"] = subscribers
+        sizes["eventObservers"] = observers
+        return sizes
+    }
+
     /// Closes the active link to `peer` abruptly, as a broken connection would (for tests and diagnostics).
     package func dropLink(to peer: PeerID) async throws(SessionError) {
         try await callComponents { $0.peers.dropActiveLink(to: peer) }

@@ -23,6 +23,17 @@ struct SessionComponents {
     let members: MembersExchange
     let receipts: DurableReceipts
 
+    /// The entries of every table of the components that is keyed by a peer, a link, a transfer, a stream, a ping, a
+    /// pairing or an invitation, by name: each must come back to what it was once its keys are gone
+    /// (``Session/tableSizes()``).
+    var tableSizes: [String: Int] {
+        let tables = [
+            links.tableSizes, writer.tableSizes, peers.tableSizes, dialler.tableSizes, invitations.tableSizes,
+            datagrams.tableSizes, pings.tableSizes, streams.tableSizes, trust.tableSizes, members.tableSizes,
+        ]
+        return tables.reduce(into: [:]) { sizes, table in sizes.merge(table) { $1 } }
+    }
+
     init(
         configuration: SessionConfiguration, trusted: TrustedDevices, loop: any EventLoop, transports: [any Transport],
         logger: Logger, events fanout: EventFanout<SessionEvent>, stateChanges: PeerStateChanges = PeerStateChanges()

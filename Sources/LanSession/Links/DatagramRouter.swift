@@ -71,6 +71,9 @@ final class DatagramRouter {
     private let micros: (NIODeadline) -> UInt64
     private var routes: [PeerID: Route] = [:]
 
+    /// The entries of its tables, by name (``Session/tableSizes()``).
+    var tableSizes: [String: Int] { ["datagramRoutes": routes.count] }
+
     init(
         logger: Logger, probeTimeout: TimeAmount, heartbeatInterval: TimeAmount, livenessTimeout: TimeAmount,
         micros: @escaping (NIODeadline) -> UInt64

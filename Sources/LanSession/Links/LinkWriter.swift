@@ -31,6 +31,9 @@ final class LinkWriter {
     private var linksToFlush: [Link] = []
     private var flushScheduled = false
 
+    /// The entries of its tables, by name (``Session/tableSizes()``).
+    var tableSizes: [String: Int] { ["linksToFlush": linksToFlush.count] }
+
     init(loop: any EventLoop, logger: Logger) {
         self.loop = loop
         self.logger = logger

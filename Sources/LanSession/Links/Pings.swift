@@ -12,6 +12,9 @@ final class Pings {
         self.loop = loop
     }
 
+    /// The entries of its tables, by name (``Session/tableSizes()``).
+    var tableSizes: [String: Int] { ["pingsWaiting": roundTrips.waiting] }
+
     /// Microseconds since the session started, the clock of its pings.
     func micros(_ now: NIODeadline = .now()) -> UInt64 {
         UInt64(max(0, (now - startedAt).nanoseconds / 1000))

@@ -30,6 +30,9 @@ struct RoundTrips {
     private var pending: [UInt32: Pending] = [:]
     private var nextNonce: UInt32 = 1
 
+    /// Pings waiting for their pongs.
+    var waiting: Int { pending.count }
+
     /// A ping to `peer` leaves at `now`: its nonce, whose pong completes `promise`.
     mutating func start(to peer: PeerID, at now: NIODeadline, promise: EventLoopPromise<TimeAmount>) -> UInt32 {
         let nonce = nextNonce

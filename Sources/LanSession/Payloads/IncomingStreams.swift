@@ -16,6 +16,9 @@ final class IncomingStreams {
 
     private var incoming: [StreamKey: IncomingStreamState] = [:]
 
+    /// The entries of its tables, by name (``Session/tableSizes()``).
+    var tableSizes: [String: Int] { ["streamsIncoming": incoming.count] }
+
     init(loop: any EventLoop, logger: Logger, inbox: Inbox?, acceptsByteStreams: Bool) {
         self.loop = loop
         self.logger = logger

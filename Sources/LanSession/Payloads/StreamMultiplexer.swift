@@ -57,6 +57,9 @@ final class StreamMultiplexer {
     private let outgoing: OutgoingStreams
     private let incoming: IncomingStreams
 
+    /// The entries of its tables, by name (``Session/tableSizes()``).
+    var tableSizes: [String: Int] { outgoing.tableSizes.merging(incoming.tableSizes) { $1 } }
+
     init(loop: any EventLoop, logger: Logger, inbox: Inbox?, acceptsByteStreams: Bool) {
         outgoing = OutgoingStreams(loop: loop, logger: logger)
         incoming = IncomingStreams(

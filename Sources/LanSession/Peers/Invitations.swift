@@ -62,6 +62,9 @@ final class Invitations {
 
     weak var delegate: (any InvitationsDelegate)?
 
+    /// The entries of its tables, by name (``Session/tableSizes()``).
+    var tableSizes: [String: Int] { ["invitationsIncoming": incoming.count, "invitationsOutgoing": outgoing.count] }
+
     init(loop: any EventLoop, admission: Admission) {
         self.loop = loop
         self.admission = admission

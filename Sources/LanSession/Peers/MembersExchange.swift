@@ -45,6 +45,9 @@ final class MembersExchange {
         if !kept.isEmpty { logger.debug("remembered \(kept.count) members of before the start") }
     }
 
+    /// The entries of its tables, by name (``Session/tableSizes()``): the gossip's, and the members kept.
+    var tableSizes: [String: Int] { gossip.tableSizes.merging(["membersKept": kept.count]) { $1 } }
+
     /// The members changed (one connected, or one lost): every peer gets `members` anew at the next exchange, and the
     /// store keeps the new set.
     func changed() {

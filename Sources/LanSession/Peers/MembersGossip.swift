@@ -40,6 +40,9 @@ struct MembersGossip {
     /// Per peer that sent `members`: the members it named, for withdrawing the ones it stops naming.
     private var heard: [PeerID: Set<PeerID>] = [:]
 
+    /// The entries of its tables, by name: the peers told, and those heard from.
+    var tableSizes: [String: Int] { ["membersTold": sent.count, "membersHeard": heard.count] }
+
     init(interval: TimeAmount, now: NIODeadline) {
         self.interval = interval
         self.lastExchange = now

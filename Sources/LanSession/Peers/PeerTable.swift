@@ -45,6 +45,11 @@ final class PeerTable {
         if peers[peer.id] === peer { peers[peer.id] = nil }
     }
 
+    /// The entries of its tables, by name (``Session/tableSizes()``): the records, and the links they hold.
+    var tableSizes: [String: Int] {
+        ["peers": peers.count, "peerLinks": peers.values.reduce(0) { $0 + $1.links.count }]
+    }
+
     /// Every record, in no order.
     var all: Dictionary<PeerID, PeerRecord>.Values { peers.values }
 

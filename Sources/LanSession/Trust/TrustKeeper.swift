@@ -47,6 +47,15 @@ final class TrustKeeper {
     private var pairings = Pairings()
     weak var delegate: (any TrustKeeperDelegate)?
 
+    /// The entries of its tables, by name (``Session/tableSizes()``): the pairings, not the trusted set (devices stay
+    /// trusted until removed).
+    var tableSizes: [String: Int] {
+        [
+            "pairings": pairings.pending.count, "pairingStrangers": pairings.strangers.count,
+            "pairingsWanted": pairings.wanted.count,
+        ]
+    }
+
     init(
         admission: AdmissionMode, identity: DeviceIdentity, trusted: TrustedDevices, store: TrustStore?,
         logger: Logger
