@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SessionControl
+import Synchronization
 
 /// The control socket: a Unix stream socket speaking JSON lines (docs/control-protocol.md).
 ///
@@ -27,6 +28,10 @@ final class ControlServer: Service {
     private let server: NIOAsyncChannel<Accepted, Never>
     private let dispatcher: ControlDispatcher
     private let logger: Logger
+    private let connections = Atomic<Int>(0)
+
+    /// The connections served now (for tests and diagnostics).
+    var connectionCount: Int { connections.load(ordering: .relaxed) }
 
     private init(
         path: String, server: NIOAsyncChannel<Accepted, Never>, dispatcher: ControlDispatcher, logger: Logger
@@ -102,6 +107,8 @@ final class ControlServer: Service {
     }
 
     private func serve(_ accepted: Accepted) async {
+        connections.add(1, ordering: .relaxed)
+        defer { connections.subtract(1, ordering: .relaxed) }
         let connection = accepted.connection
         do {
             try await connection.executeThenClose { inbound, outbound in

@@ -120,6 +120,19 @@ final class EventHub: Service {
         fanout.subscribe(bufferSize: bufferSize)
     }
 
+    /// The entries of its tables, by name (for tests and diagnostics): the `watch` connections, the lines waiting in
+    /// their writers (of those on the hub's loop), the streams subscribed and the observers.
+    func tableSizes() async -> [String: Int] {
+        let fanout = self.fanout
+        let sizes = try? await loop.submit { [state] in
+            let watchers = state.value.watchers.values
+            let waiting = watchers.reduce(0) { $0 + ($1.eventLoop.inEventLoop ? $1.value.waitingLines : 0) }
+            return ["watchers": watchers.count, "watcherLines": waiting]
+        }.get()
+        return (sizes ?? [:]).merging(
+            ["hubSubscribers": fanout.subscriberCount, "hubObservers": fanout.observerCount]) { $1 }
+    }
+
     private func sourceEnded() {
         onLoop {
             self.state.value.sourcesOpen -= 1

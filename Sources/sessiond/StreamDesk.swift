@@ -77,6 +77,9 @@ final class StreamDesk: Service, Sendable {
         return stream
     }
 
+    /// The `streams` clients listening now.
+    var listenerCount: Int { listeners.continuations.withLock { $0.count } }
+
     /// Takes a stream a peer opened: read to its end while a client listens, cancelled otherwise.
     func take(_ stream: IncomingByteStream) {
         arrivals.yield(.stream(stream))

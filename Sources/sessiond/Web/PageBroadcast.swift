@@ -63,6 +63,8 @@ final class PageBroadcast: Sendable {
     }
 
     private var open: [Page] { pages.withLock { Array($0.open.values) } }
+    /// The pages open now (for tests and diagnostics).
+    var pageCount: Int { pages.withLock { $0.open.count } }
     private var anyOpen: Bool { pages.withLock { !$0.open.isEmpty } }
 
     /// Reads the daemon's events and delivers them until the events end or the task is cancelled.

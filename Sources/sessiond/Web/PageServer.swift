@@ -89,6 +89,9 @@ final class PageServer: Service {
     }
 
     /// Serves connections until graceful shutdown or cancellation, then closes the socket.
+    /// The pages open now (for tests and diagnostics).
+    var pageCount: Int { broadcast.pageCount }
+
     func run() async {
         await cancelWhenGracefulShutdown { await self.accept() }
         await close()
