@@ -10,7 +10,7 @@ import WireCodec
 /// Every table of a session keyed by a peer, an incarnation, a link, a transfer, a stream, a ping or a subscriber comes
 /// back to its size once its keys are gone: a session that runs for months with peers restarting, links flapping and
 /// transfers coming and going holds no more than one that just started (``Session/tableSizes()``).
-@Suite("Table sizes", .serialized)
+@Suite("Table sizes")
 struct TableSizeTests {
     /// How many times each kind of key comes and goes.
     static let cycles = 200
