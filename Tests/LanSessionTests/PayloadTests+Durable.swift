@@ -95,6 +95,11 @@ extension PayloadTests {
             try await a.send(Array("plain".utf8), to: [b.peerID])
             #expect(await eventsB.wait { Self.text($0).contains("plain") })
             #expect(Self.text(eventsB.events) == ["plain"])
+            // To every member when there is none: nothing to keep, and the send returns at once.
+            let alone = try makeSession(3) { $0.durableDirectory = directory }
+            try await alone.start()
+            try await alone.send(Array("to nobody".utf8), mode: .durable)
+            await alone.stop()
             // Without a directory, a durable send says what it needs.
             await #expect(throws: SessionError.self) {
                 try await b.send(Array("x".utf8), to: [a.peerID], mode: .durable)

@@ -100,6 +100,7 @@ final class DurableLog {
                 added.append((peer, entry))
             }
         }
+        guard !added.isEmpty else { return loop.makeSucceededFuture([]) }  // no member, or nothing to send
         let written = batchWritten ?? loop.makePromise()
         batchWritten = written
         if !writing { write(to: file) }
