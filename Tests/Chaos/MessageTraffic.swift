@@ -175,15 +175,17 @@ final class MessageTraffic: Sendable {
                 firstSeen.sort { $0.seq < $1.seq }
                 let traffic = attempts.first?.started ?? now
                 for attempt in attempts where attempt.acknowledged && !seen.contains(attempt.seq) {
-                    // The gap runs from the receipt of the last number below it that the receiver saw to the receipt
-                    // of the first one above it (or now).
+                    // The gap runs from the receipt of the last number below it that the receiver saw (of a message
+                    // that is not durable) to the receipt of the first one above it (or now).
                     var low = 0
                     var high = firstSeen.count
                     while low < high {
                         let middle = (low + high) / 2
                         if firstSeen[middle].seq < attempt.seq { low = middle + 1 } else { high = middle }
                     }
-                    let since = low > 0 ? firstSeen[low - 1].at : traffic
+                    // A durable message may reach a restarted receiver again from the sender's log, after the kill
+                    // that took the messages around it: only the in-order channel's arrivals bound the gap's start.
+                    let since = firstSeen[..<low].last { !Self.isDurable($0.seq) }?.at ?? traffic
                     let until = low < firstSeen.count ? firstSeen[low].at : now
                     // The sender's daemon was killed after the send began and before the gap closed: its replay
                     // buffer went with it.
