@@ -309,13 +309,16 @@ let package = Package(
             // The lab's independent central (bleak) and its stand-in peripheral, run by the checks.
             exclude: ["gatt_central.py", "gatt_peripheral.py"]
         ),
-        // sessiond's parts on embedded channels and loops: the control connections' handlers, the event hub.
+        // sessiond's parts on embedded channels and loops: the control connections' handlers, the event hub; and
+        // session-client's arguments.
         .testTarget(
             name: "SessiondTests",
             dependencies: [
-                "sessiond", "SessionControl", "LanSession", "BubblesAndCounter", "TestSupport",
+                "sessiond", "session-client", "SessionControl", "LanSession", "BubblesAndCounter",
+                "BubblesAndCounterGATT", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // sessiond and session-client, the real binaries, on test hosts.

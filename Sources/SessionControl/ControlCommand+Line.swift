@@ -9,7 +9,9 @@ extension ControlCommand {
         case "status": self = .status
         case "peers": self = .peers
         case "counter": self = .counter
-        case "watch": self = .watch
+        case "watch":
+            guard line.run == nil || line.since != nil else { throw ControlError("run goes with since") }
+            self = .watch(since: line.since, run: line.run)
         case "bubbles": self = .bubbles
         case "invitations": self = .invitations
         case "streams": self = .streams
@@ -55,9 +57,10 @@ extension ControlCommand {
     package var line: ControlRequestLine {
         var line = ControlRequestLine(command: name)
         switch self {
-        case .status, .peers, .counter, .watch, .bubbles, .invitations, .streams, .transfers, .pairings, .devices,
+        case .status, .peers, .counter, .bubbles, .invitations, .streams, .transfers, .pairings, .devices,
             .web:
             break
+        case .watch(let since, let run): (line.since, line.run) = (since, run)
         case .increment(let count): line.count = count
         case .pickUp(let view): line.view = view
         case .move(let view, let x, let y):

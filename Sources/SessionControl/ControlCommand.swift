@@ -15,8 +15,9 @@ public enum ControlCommand: Hashable, Sendable {
     case increment(count: Int = 1)
     /// Every count: ``CounterResult``.
     case counter
-    /// Makes the connection a watcher: `{}`, then events until the client closes.
-    case watch
+    /// Makes the connection a watcher: ``WatchResult``, then events until the client closes. With `since`, the events
+    /// after that number (of the run `run`, when given) come first, from the daemon's history, exactly once.
+    case watch(since: UInt64? = nil, run: String? = nil)
     /// Every bubble: `[BubbleResult]`.
     case bubbles
     /// Asks the coordinator for a bubble (`pickup` on the socket).

@@ -59,7 +59,7 @@ extension ControlEvent {
             guard let transfer = line.transfer else { return nil }
             self = .transfer(transfer)
         case "notice": self = .notice(line.reason ?? "")
-        case "eventsMissed": self = .eventsMissed(count: line.count ?? 0)
+        case "eventsMissed": self = .eventsMissed(count: line.count ?? 0, restarted: line.restarted ?? false)
         case "pairingRequested":
             guard let peer, let name = line.name, let fingerprint = line.fingerprint, let code = line.code
             else { return nil }
@@ -129,7 +129,9 @@ extension ControlEvent {
         case .transfer(let transfer):
             (line.peerID, line.name, line.transfer) = (transfer.peerID, transfer.name, transfer)
         case .notice(let reason): line.reason = reason
-        case .eventsMissed(let count): line.count = count
+        case .eventsMissed(let count, let restarted):
+            line.count = count
+            if restarted { line.restarted = true }
         case .pairingRequested(let peer, let name, let fingerprint, let code):
             (line.peerID, line.name, line.fingerprint, line.code) = (peer, name, fingerprint, code)
         case .paired(let peer, let name, let fingerprint):

@@ -43,8 +43,10 @@ public enum ControlEvent: Hashable, Sendable {
     case notice(String)
     /// The peer holds a count for this one above this one's own (`total`).
     case countClaimedAbove(peerID: String, count: UInt64, total: UInt64)
-    /// This watcher fell behind and that many events were not kept for it.
-    case eventsMissed(count: UInt64)
+    /// This watcher fell behind and that many events were not kept for it; or it asked for the events after a number
+    /// the daemon's history no longer holds, or of a run before the daemon restarted (`restarted`): `count` of this
+    /// run's were lost to it.
+    case eventsMissed(count: UInt64, restarted: Bool = false)
     case pairingRequested(peerID: String, name: String, fingerprint: String, code: String)
     case paired(peerID: String, name: String, fingerprint: String)
     case pairingEnded(peerID: String, reason: String)

@@ -3,6 +3,8 @@
 package struct ControlEventLine: Codable, Hashable, Sendable {
     /// The event's name (``ControlEvent/name``).
     package var event: String
+    /// The event's number in the daemon's run, from 1 (none on `eventsMissed`).
+    package var seq: UInt64?
     package var peerID: String?
     package var name: String?
     package var reason: String?
@@ -31,6 +33,8 @@ package struct ControlEventLine: Codable, Hashable, Sendable {
     package var fingerprint: String?
     /// pairingRequested: the code both devices show.
     package var code: String?
+    /// eventsMissed: the daemon restarted since the number the watcher asked from.
+    package var restarted: Bool?
     /// When the daemon saw the event (ISO 8601, UTC, milliseconds).
     package var time: String?
 

@@ -36,6 +36,10 @@ package struct ControlRequestLine: Codable, Hashable, Sendable {
     package var transfer: String?
     /// pair: confirms the pairing with this code (the one both devices show).
     package var code: String?
+    /// watch: replay the events after this number first.
+    package var since: UInt64?
+    /// watch: the run (of the daemon) that `since` is a number of.
+    package var run: String?
 
     /// Creates a line.
     package init(

@@ -22,7 +22,9 @@ public enum ControlResult: Hashable, Sendable {
     case pairings([PairingResult])
     case devices([DeviceResult])
     case web(WebResult)
-    /// `watch`, `streams`: `{}`, the events or stream reports coming after it.
+    /// `watch`: the run and the last event's number, the events coming after it.
+    case watching(WatchResult)
+    /// `streams`: `{}`, the stream reports coming after it.
     case subscribed
 }
 
@@ -47,6 +49,7 @@ extension ControlResult: Encodable {
         case .pairings(let result): try container.encode(result)
         case .devices(let result): try container.encode(result)
         case .web(let result): try container.encode(result)
+        case .watching(let result): try container.encode(result)
         case .subscribed: try container.encode([String: String]())
         }
     }

@@ -36,7 +36,7 @@ struct Bubbles: ParsableCommand {
         // Watch before taking the snapshot: events queued meanwhile set absolute values, so replaying them after the
         // snapshot converges on the daemon's state.
         let events = try global.connect()
-        _ = try events.call(ControlCommand.watch)
+        _ = try events.call(ControlCommand.watch())
         let bubbles = try requests.call(ControlCommand.bubbles).decode([BubbleResult].self)
         let peers = (try? requests.call(ControlCommand.peers).decode([PeerResult].self)) ?? []
         var names = Dictionary(peers.map { ($0.peerID, $0.name) }, uniquingKeysWith: { first, _ in first })

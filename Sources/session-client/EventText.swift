@@ -33,7 +33,10 @@ extension ControlEvent {
         case .transfer(let transfer): Self.text(of: transfer)
         case .peerChanged(let peer, let state): "peer \(peer): \(state)"
         case .connectFailed(let address, let reason): "cannot connect to \(address): \(reason) (retrying)"
-        case .eventsMissed(let count): "missed \(count) events (this watcher fell behind)"
+        case .eventsMissed(let count, false): "missed \(count) events (this watcher fell behind)"
+        case .eventsMissed(let count, true):
+            "sessiond restarted: the events of its previous run are gone"
+                + (count > 0 ? ", and \(count) of this run's" : "")
         case .linkChanged(let peer, _, _, _), .messages(let peer, _, _), .countClaimedAbove(let peer, _, _),
             .pairingRequested(let peer, _, _, _),
             .paired(let peer, _, _), .pairingEnded(let peer, _), .introduced(let peer, _, _, _), .unpaired(let peer, _):

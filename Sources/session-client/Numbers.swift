@@ -24,6 +24,8 @@ enum Limits {
     static let count = 1...1_000_000
     /// watch --count.
     static let events = 1...1_000_000_000
+    /// watch --since: an event's number.
+    static let sequence: ClosedRange<UInt64> = 0...UInt64.max
     /// watch --timeout, in seconds (a year).
     static let seconds = 0.001...31_536_000.0
     /// bench --size, in bytes; the daemon caps frames at the largest ping the wire allows.

@@ -2,13 +2,21 @@ import ArgumentParser
 import Foundation
 import SessionControl
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `watch`: prints the daemon's events as they happen, one line each.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Prints the daemon's events as they happen, one per line.",
         discussion: """
             Runs until interrupted, or until --count events or --timeout seconds; both end with status 0. With --json, \
-            each event carries "time": when the daemon saw it, in UTC with milliseconds (2026-11-23T22:40:01.123Z).
+            each event carries "seq", its number in the daemon's run (from 1), and "time": when the daemon saw it, in \
+            UTC with milliseconds (2026-11-23T22:40:01.123Z). With --since N, the events after N the daemon still \
+            holds (its last 10,000) come first, each once; if it no longer holds them all, an eventsMissed line says \
+            how many are gone. With --reconnect, a closed connection is opened again and resumes after the last event \
+            printed.
             """
     )
 
@@ -23,31 +31,84 @@ struct Watch: ParsableCommand {
             "Stop after this many seconds (0.001...\(Int(Limits.seconds.upperBound))).", valueName: "seconds"))
     var timeout: CommandLineNumber<Double>?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("First the events after this number (a seq of --json output).", valueName: "seq"))
+    var since: CommandLineNumber<UInt64>?
+
+    @Option(name: .customLong("run"), help: ArgumentHelp("The daemon's run the --since number is of.", valueName: "id"))
+    var runID: String?
+
+    @Flag(help: "When the daemon closes the connection, connect again and go on after the last event printed.")
+    var reconnect = false
+
     func validate() throws {
         try count?.validated("--count", in: Limits.events)
         try timeout?.validated("--timeout", in: Limits.seconds, unit: "seconds")
+        try since?.validated("--since", in: Limits.sequence)
+        if runID != nil, since == nil { throw ValidationError("--run goes with --since") }
+        if let runID, runID.isEmpty { throw ValidationError("--run needs a non-empty id") }
+    }
+
+    /// Where the watcher is: what it resumes from when it connects again.
+    private struct Position {
+        var run: String?
+        var seq: UInt64?
+        var printed = 0
     }
 
     func run() throws {
         let count = count?.value(or: 1)
         let deadline = timeout.map { Monotonic.seconds() + $0.value(or: 1) }
-        let daemon = try global.connect()
-        try daemon.send(ControlCommand.watch)
+        var position = Position(run: runID, seq: since?.value(or: 0))
+        var daemon = try global.connect()
+        while true {
+            let broken: ClientError
+            do {
+                try watch(daemon, from: &position, count: count, deadline: deadline)
+                return
+            } catch {
+                broken = error
+            }
+            guard reconnect, broken.kind == .broken else { throw broken }
+            guard let next = reconnected(by: deadline) else { return }
+            daemon = next
+        }
+    }
+
+    /// Subscribes on `daemon` after `position`, and prints the events as they come until `count` or `deadline`.
+    private func watch(
+        _ daemon: Daemon, from position: inout Position, count: Int?, deadline: Double?
+    ) throws(ClientError) {
+        try daemon.send(ControlCommand.watch(since: position.seq, run: position.seq == nil ? nil : position.run))
         guard let acknowledgement = try daemon.readLine(deadline: deadline) else { return }
-        _ = try daemon.reply(from: acknowledgement)
-        var seen = 0
-        while count.map({ seen < $0 }) ?? true {
+        let subscribed = try daemon.reply(from: acknowledgement)
+        if let result = try? subscribed.decode(WatchResult.self) {
+            position.run = result.run
+            if position.seq == nil { position.seq = result.seq }  // what comes next is after it
+        }
+        while count.map({ position.printed < $0 }) ?? true {
             guard let line = try daemon.readLine(deadline: deadline) else { return }
             let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if text.isEmpty { continue }
             if global.json {
-                Output.line(text)  // the daemon stamps each event with "time"
+                Output.line(text)  // the daemon numbers each event ("seq") and stamps it with "time"
             } else if let event = try? JSONDecoder().decode(ControlEvent.self, from: line) {
                 Output.line(event.humanText)
             } else {
                 Output.line("unreadable event: \(text)")
             }
-            seen += 1
+            if let seq = WatchResult.sequenceNumber(of: line) { position.seq = seq }
+            position.printed += 1
         }
+    }
+
+    /// A new connection once the daemon's socket takes one again; nil when `deadline` passed first.
+    private func reconnected(by deadline: Double?) -> Daemon? {
+        while deadline.map({ Monotonic.seconds() < $0 }) ?? true {
+            if let daemon = try? global.connect() { return daemon }
+            usleep(250_000)
+        }
+        return nil
     }
 }

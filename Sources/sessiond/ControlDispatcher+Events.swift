@@ -8,9 +8,17 @@ extension ControlDispatcher {
     /// How an event's `time` is written: ISO 8601, UTC, milliseconds.
     static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    /// The JSON line of an event (without its newline), for `watch`, stamped with the time now.
-    static func encode(_ event: DaemonEvent, with encoder: JSONEncoder = JSONEncoder()) -> Data? {
-        var line = event.control.line
+    /// The JSON line of an event (without its newline), for `watch`, with its number `seq` when it has one, stamped
+    /// with the time now.
+    static func encode(_ event: DaemonEvent, seq: UInt64? = nil, with encoder: JSONEncoder = JSONEncoder()) -> Data? {
+        encode(event.control, seq: seq, with: encoder)
+    }
+
+    /// The JSON line of an event of `watch` (without its newline), with its number `seq` when it has one, stamped
+    /// with the time now.
+    static func encode(_ event: ControlEvent, seq: UInt64?, with encoder: JSONEncoder = JSONEncoder()) -> Data? {
+        var line = event.line
+        line.seq = seq
         line.time = Date().formatted(timeStyle)
         return try? encoder.encode(line)
     }

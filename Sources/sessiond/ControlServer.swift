@@ -129,8 +129,8 @@ final class ControlServer: Service {
                     case .push(let path, let peer, let name):
                         try await push(path, to: peer, named: name, outbound: outbound)
                         accepted.requests.answered()
-                    case .watch:
-                        try await watch(accepted.watch, channel: connection.channel)
+                    case .watch(let since, let run):
+                        try await watch(accepted.watch, since: since, run: run, channel: connection.channel)
                         return
                     case .streams:
                         // Subscribed before the reply: a stream opened once the client has read it is its.
@@ -164,6 +164,8 @@ final class ControlServer: Service {
             return
         }
         let session = dispatcher.session
+        // Progress is a state (the bytes so far), not an event: for a client that reads slower than it comes, older
+        // steps give way to newer ones. The final result does not go through here and is never lost.
         let (progress, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(16))
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Result<ControlResult, ControlError>.self) { group in
@@ -189,10 +191,13 @@ final class ControlServer: Service {
         }
     }
 
-    /// Makes the connection a watcher: the reply, then the events, written by the hub on the loop as they happen,
-    /// until the client goes away or the session ends (the hub closes the connection then); cancelled, closes it.
-    private func watch(_ writer: NIOLoopBound<WatchWriter>, channel: any Channel) async throws {
-        dispatcher.hub.watch(writer, reply: Self.line(.success(.subscribed)), closed: channel.closeFuture)
+    /// Makes the connection a watcher: the reply, then the events after `since` the hub's history holds, then the
+    /// events, written by the hub on the loop as they happen, until the client goes away or the session ends (the hub
+    /// closes the connection then); cancelled, closes it.
+    private func watch(
+        _ writer: NIOLoopBound<WatchWriter>, since: UInt64?, run: String?, channel: any Channel
+    ) async throws {
+        dispatcher.hub.watch(writer, since: since, run: run, closed: channel.closeFuture)
         try await withTaskCancellationHandler {
             try await channel.closeFuture.get()
         } onCancel: {

@@ -3,12 +3,16 @@ import Foundation
 import LanSession
 import NIOCore
 import ServiceLifecycle
+import SessionControl
 
 /// The session's events and the apps' as they happen, on the daemon's event loop, where both are made, through one
 /// `EventFanout`: each goes to the hub's observer first (the operator's log and the stream desk, which see every
-/// event), then, encoded once as a JSON line, to every `watch` connection's `WatchWriter`, and to every stream
-/// subscribed (the pages' broadcast). A `watch` gets its events with no task and no stream in between: the line is
-/// written to its socket before the loop goes on, or waits, bounded, in its writer when the client does not keep up.
+/// event), then, numbered (`seq`, from 1 in each run of the daemon) and encoded once as a JSON line, into the
+/// `EventHistory` and to every `watch` connection's `WatchWriter`, and to every stream subscribed (the pages'
+/// broadcast). A `watch` gets its events with no task and no stream in between: the line is written to its socket
+/// before the loop goes on, or waits, bounded, in its writer when the client does not keep up. A watcher that comes
+/// back with the number of the last event it saw gets those after it from the history, then the live ones, with
+/// none missing and none twice; or the exact count of those it missed.
 /// A stream that falls behind keeps the oldest events it has not read and gets `eventsMissed` with the count of those
 /// it missed, as a watcher's connection does.
 ///
@@ -22,6 +26,7 @@ final class EventHub: Service {
         var sourcesOpen = 2
         var isEnded = false
         var encoder = JSONEncoder()
+        var history: EventHistory
     }
 
     /// Unread events a subscribed stream holds, at most (``subscribe(bufferSize:)``).
@@ -33,10 +38,15 @@ final class EventHub: Service {
     private let fanout = EventFanout<DaemonEvent>(missed: { .session(.eventsMissed($0)) })
     private let endPromise: EventLoopPromise<Void>
 
-    /// A hub on `loop`; `observe` sees every event first, on the loop.
-    init(loop: any EventLoop, observe: @escaping @Sendable (DaemonEvent) -> Void = { _ in }) {
+    /// A hub on `loop`, of the daemon's run `run`, keeping `history`'s lines at most; `observe` sees every event
+    /// first, on the loop.
+    init(
+        loop: any EventLoop, run: String = EventHistory.newRun(), history: Int = EventHistory.maxLines,
+        observe: @escaping @Sendable (DaemonEvent) -> Void = { _ in }
+    ) {
         self.loop = loop
-        self.state = NIOLoopBoundBox.makeBoxSendingValue(State(), eventLoop: loop)
+        self.state = NIOLoopBoundBox.makeBoxSendingValue(
+            State(history: EventHistory(run: run, maxLines: history)), eventLoop: loop)
         self.endPromise = loop.makePromise()
         fanout.observe(observe)
         fanout.observe { [weak self] event in self?.write(event) }
@@ -81,15 +91,16 @@ final class EventHub: Service {
         onLoop { self.fanout.yield(event) }
     }
 
-    /// Writes `event` to every watcher, encoded once; on the loop.
+    /// Numbers `event`, keeps it in the history and writes it to every watcher, encoded once; on the loop.
     private func write(_ event: DaemonEvent) {
-        let watchers = state.value.watchers
-        guard !watchers.isEmpty, let line = encode(event) else { return }
-        for watcher in watchers.values { watcher.onLoop { $0.send(line) } }
+        guard let line = encode(event.control, seq: state.value.history.nextSeq) else { return }
+        state.value.history.append(line)
+        for watcher in state.value.watchers.values { watcher.onLoop { $0.send(line) } }
     }
 
-    private func encode(_ event: DaemonEvent) -> ByteBuffer? {
-        guard let json = ControlDispatcher.encode(event, with: state.value.encoder) else { return nil }
+    /// The line of `event`, with its number when it has one, and its newline.
+    private func encode(_ event: ControlEvent, seq: UInt64?) -> ByteBuffer? {
+        guard let json = ControlDispatcher.encode(event, seq: seq, with: state.value.encoder) else { return nil }
         var line = ByteBuffer()
         line.reserveCapacity(json.count + 1)
         line.writeBytes(json)
@@ -97,11 +108,24 @@ final class EventHub: Service {
         return line
     }
 
-    /// Makes a `watch` connection's writer a watcher: `reply` goes first, then every event from now on, until
-    /// `closed` (the client went) or the events end (then the hub closes the connection).
-    func watch(_ writer: NIOLoopBound<WatchWriter>, reply: ByteBuffer, closed: EventLoopFuture<Void>) {
+    /// Makes a `watch` connection's writer a watcher: the reply goes first (the run and the last event's number);
+    /// then, with `since`, the events after it the history holds (after an `eventsMissed` line with the count of
+    /// those it does not, or when `run` is not this run); then every event from now on, until `closed` (the client
+    /// went) or the events end (then the hub closes the connection). The replay and the start of the live events
+    /// are decided in one turn of the hub's loop: no event is missed or written twice between them.
+    func watch(
+        _ writer: NIOLoopBound<WatchWriter>, since: UInt64? = nil, run: String? = nil, closed: EventLoopFuture<Void>
+    ) {
         onLoop {
-            writer.onLoop { $0.start(with: reply) }
+            let history = self.state.value.history
+            let reply = Result<ControlResult, ControlError>.success(
+                .watching(WatchResult(run: history.run, seq: history.lastSeq)))
+            let replay = history.replay(since: since, run: run)
+            let notice = replay.missed.flatMap {
+                self.encode(.eventsMissed(count: $0, restarted: replay.restarted), seq: nil)
+            }
+            let lines = (notice.map { [$0] } ?? []) + replay.lines
+            writer.onLoop { $0.start(with: ByteBuffer(bytes: reply.replyLine + [0x0A]), then: lines) }
             guard !self.state.value.isEnded else {
                 writer.onLoop { $0.finish() }
                 return

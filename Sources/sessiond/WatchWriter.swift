@@ -64,11 +64,13 @@ final class WatchWriter: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// Writes `reply` (the answer to `watch`), then what waited for it; from then on, each line as it comes.
-    func start(with reply: ByteBuffer) {
+    /// Writes `reply` (the answer to `watch`) and `replay` (lines from the history, bounded by it), then what waited
+    /// for them; from then on, each line as it comes.
+    func start(with reply: ByteBuffer, then replay: [ByteBuffer] = []) {
         guard !started, let context else { return }
         started = true
         context.write(wrapOutboundOut(reply), promise: nil)
+        for line in replay { context.write(wrapOutboundOut(line), promise: nil) }
         writeWaiting()
         context.flush()
     }

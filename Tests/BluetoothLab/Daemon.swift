@@ -88,7 +88,7 @@ final class Daemon {
     /// A `watch` of this daemon's events, read on a thread of its own.
     func watch() throws -> EventLog {
         let client = try client()
-        try client.send(ControlCommand.watch)
+        try client.send(ControlCommand.watch())
         _ = try client.readLine()
         return EventLog(client)
     }

@@ -23,7 +23,7 @@ final class PayloadRun: Sendable {
         let timeline = daemons.timeline
         listeners =
             (1...daemons.hosts).map { host in
-                Listener(host: host, command: .watch, away: .watcherAway, daemons: daemons) { line in
+                Listener(host: host, command: .watch(), away: .watcherAway, daemons: daemons) { line in
                     guard let event = try? JSONDecoder().decode(ControlEvent.self, from: line) else { return }
                     switch event {
                     case .data(_, let data, _):

@@ -12,7 +12,9 @@ struct ControlCommandTests {
         (#"{"command": "peers"}"#, .peers),
         (#"{"command": "increment", "count": 3}"#, .increment(count: 3)),
         (#"{"command": "counter"}"#, .counter),
-        (#"{"command": "watch"}"#, .watch),
+        (#"{"command": "watch"}"#, .watch()),
+        (#"{"command": "watch", "since": 41}"#, .watch(since: 41)),
+        (#"{"command": "watch", "since": 0, "run": "5f0c2a9e41d3b786"}"#, .watch(since: 0, run: "5f0c2a9e41d3b786")),
         (#"{"command": "bubbles"}"#, .bubbles),
         (#"{"command": "pickup", "view": 1}"#, .pickUp(view: 1)),
         (#"{"command": "move", "view": 1, "x": 122.5, "y": 109}"#, .move(view: 1, x: 122.5, y: 109)),
@@ -107,6 +109,7 @@ struct ControlCommandTests {
             (#"{"command": "cancel"}"#, "cancel needs a transfer id"),
             (#"{"command": "pair"}"#, "pair needs a peer id (16 hex digits), got none"),
             (#"{"command": "unpair", "peer": "h2"}"#, "unpair needs a peer id (16 hex digits), got h2"),
+            (#"{"command": "watch", "run": "5f0c2a9e41d3b786"}"#, "run goes with since"),
         ])
     func refused(_ text: String, _ message: String) {
         #expect(throws: ControlError(message)) {
@@ -118,7 +121,7 @@ struct ControlCommandTests {
         "a line that is no request is a decoding error, not a refusal",
         arguments: [
             "not json", "{}", #"{"count": 1}"#, #"{"command": 5}"#, #"{"command": "increment", "count": "1"}"#,
-            #"[{"command": "status"}]"#,
+            #"[{"command": "status"}]"#, #"{"command": "watch", "since": -1}"#, #"{"command": "watch", "since": "1"}"#,
         ])
     func notARequest(_ text: String) {
         #expect(throws: DecodingError.self) {
@@ -132,6 +135,10 @@ struct ControlCommandTests {
         #expect(String(decoding: done.replyLine, as: UTF8.self) == #"{"ok":true,"result":{"done":true}}"#)
         let subscribed: Result<ControlResult, ControlError> = .success(.subscribed)
         #expect(String(decoding: subscribed.replyLine, as: UTF8.self) == #"{"ok":true,"result":{}}"#)
+        let watching: Result<ControlResult, ControlError> = .success(
+            .watching(WatchResult(run: "5f0c2a9e41d3b786", seq: 41)))
+        let watchReply = try Self.object(watching.replyLine)
+        #expect(watchReply["result"] as? NSDictionary == ["run": "5f0c2a9e41d3b786", "seq": 41])
         let refused: Result<ControlResult, ControlError> = .failure(ControlError("no bubble 7; bubbles are 0, 1, 2"))
         #expect(
             String(decoding: refused.replyLine, as: UTF8.self)

@@ -71,7 +71,7 @@ struct ControlDispatcherTests {
                     "no le transport here (this daemon runs: lan)"
                 ),
                 (.bench(ControlCommand.Bench(peer: "nobody")), #"no connected peer "nobody""#),
-                (.watch, "watch is the connection's to answer"),
+                (.watch(), "watch is the connection's to answer"),
             ]
             for (command, message) in refusals {
                 #expect(await dispatcher.handle(command) == .failure(ControlError(message)), "\(command)")

@@ -61,6 +61,7 @@ struct ControlEventTests {
             .countClaimedAbove(peerID: "p", count: 9, total: 1)
         ),
         (#"{"event":"eventsMissed","count":7}"#, .eventsMissed(count: 7)),
+        (#"{"event":"eventsMissed","count":0,"restarted":true}"#, .eventsMissed(count: 0, restarted: true)),
         (
             #"{"event":"pairingRequested","peerID":"p","name":"n","fingerprint":"f","code":"123456"}"#,
             .pairingRequested(peerID: "p", name: "n", fingerprint: "f", code: "123456")
@@ -111,5 +112,10 @@ struct ControlEventTests {
         #expect(object["peerID"] as? String == Self.peer)
         #expect((object["time"] as? String)?.hasSuffix("Z") == true)
         #expect(DaemonEvent.app(.holder(view: 2, holder: nil)).control == .holder(view: 2, holder: nil))
+        #expect(object["seq"] == nil, "numbered by the hub, not here")
+        let numbered = try #require(ControlDispatcher.encode(.session(.peerLost(PeerID(rawValue: 42))), seq: 7))
+        #expect(WatchResult.sequenceNumber(of: numbered) == 7)
+        #expect(try JSONDecoder().decode(ControlEvent.self, from: numbered) == .peerLost(peerID: Self.peer))
+        #expect(WatchResult.sequenceNumber(of: Data(#"{"event":"eventsMissed","count":3}"#.utf8)) == nil)
     }
 }

@@ -33,7 +33,7 @@ struct DaemonTableSizeTests {
                 case 1:
                     _ = try client.reply(to: .increment(count: 1))
                 case 2:
-                    try client.send(.watch)
+                    try client.send(.watch())
                     _ = try client.readLine()
                 default:
                     try client.send(.streams)

@@ -38,8 +38,6 @@ struct EventHubTests {
         return names
     }
 
-    static let reply = ByteBuffer(string: #"{"ok":true,"result":{}}"# + "\n")
-
     @Test("every event goes to the observer first and to every watcher as one line, at once")
     func deliveredAtOnce() throws {
         let loop = EmbeddedEventLoop()
@@ -48,8 +46,8 @@ struct EventHubTests {
         let (one, oneWriter) = try Self.watcher(on: loop)
         let (two, twoWriter) = try Self.watcher(on: loop)
         hub.take(.session(.peerLost(PeerID(1))))  // before anyone watches: the observer only
-        hub.watch(oneWriter, reply: Self.reply, closed: one.closeFuture)
-        hub.watch(twoWriter, reply: Self.reply, closed: two.closeFuture)
+        hub.watch(oneWriter, closed: one.closeFuture)
+        hub.watch(twoWriter, closed: two.closeFuture)
         hub.take(.app(.counter(PeerID(2), count: 5, total: 5)))
         #expect(try Self.events(one) == ["reply", "counter"])
         #expect(try Self.events(two) == ["reply", "counter"])
@@ -68,8 +66,8 @@ struct EventHubTests {
         let hub = EventHub(loop: loop)
         let (slow, slowWriter) = try Self.watcher(on: loop)
         let (fast, fastWriter) = try Self.watcher(on: loop)
-        hub.watch(slowWriter, reply: Self.reply, closed: slow.closeFuture)
-        hub.watch(fastWriter, reply: Self.reply, closed: fast.closeFuture)
+        hub.watch(slowWriter, closed: slow.closeFuture)
+        hub.watch(fastWriter, closed: fast.closeFuture)
         slow.isWritable = false
         for count in 1...10 { hub.take(.app(.counter(PeerID(2), count: UInt64(count), total: UInt64(count)))) }
         #expect(try Self.events(fast) == ["reply"] + Array(repeating: "counter", count: 10))
@@ -86,8 +84,8 @@ struct EventHubTests {
         let hub = EventHub(loop: loop)
         let (gone, goneWriter) = try Self.watcher(on: loop)
         let (staying, stayingWriter) = try Self.watcher(on: loop)
-        hub.watch(goneWriter, reply: Self.reply, closed: gone.closeFuture)
-        hub.watch(stayingWriter, reply: Self.reply, closed: staying.closeFuture)
+        hub.watch(goneWriter, closed: gone.closeFuture)
+        hub.watch(stayingWriter, closed: staying.closeFuture)
         _ = try Self.events(gone)
         _ = try gone.finish()
         hub.take(.session(.peerLost(PeerID(1))))
@@ -99,9 +97,107 @@ struct EventHubTests {
         #expect(!staying.isActive)
         // A watch that comes after the end is answered and closed.
         let (late, lateWriter) = try Self.watcher(on: loop)
-        hub.watch(lateWriter, reply: Self.reply, closed: late.closeFuture)
+        hub.watch(lateWriter, closed: late.closeFuture)
         #expect(try Self.events(late) == ["reply"])
         #expect(!late.isActive)
+    }
+
+    /// The lines a watcher was written, as JSON objects.
+    static func lines(_ channel: EmbeddedChannel) throws -> [[String: Any]] {
+        var lines: [[String: Any]] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+            lines.append(
+                try #require(try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any]))
+        }
+        return lines
+    }
+
+    /// The numbers of the events among `lines`.
+    static func numbers(_ lines: [[String: Any]]) -> [Int] { lines.compactMap { $0["seq"] as? Int } }
+
+    static func counter(_ count: Int) -> DaemonEvent {
+        .app(.counter(PeerID(2), count: UInt64(count), total: UInt64(count)))
+    }
+
+    @Test("every event is numbered from 1, watched or not; the reply says the run and the last number")
+    func numbered() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = EventHub(loop: loop, run: "0123456789abcdef")
+        for count in 1...3 { hub.take(Self.counter(count)) }
+        let (channel, writer) = try Self.watcher(on: loop)
+        hub.watch(writer, closed: channel.closeFuture)
+        hub.take(Self.counter(4))
+        let lines = try Self.lines(channel)
+        let reply = try #require(lines.first?["result"] as? [String: Any])
+        #expect(reply["run"] as? String == "0123456789abcdef")
+        #expect(reply["seq"] as? Int == 3)
+        #expect(Self.numbers(lines) == [4], "without since: the live events only, as before")
+        _ = try channel.finish()
+    }
+
+    @Test("a watcher back with a number gets the events after it once, then the live ones, none twice or missing")
+    func resumes() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = EventHub(loop: loop, run: "r1")
+        let (first, firstWriter) = try Self.watcher(on: loop)
+        hub.watch(firstWriter, closed: first.closeFuture)
+        for count in 1...3 { hub.take(Self.counter(count)) }
+        let seen = Self.numbers(try Self.lines(first))
+        #expect(seen == [1, 2, 3])
+        _ = try first.finish()  // the client goes away; the events go on
+        for count in 4...6 { hub.take(Self.counter(count)) }
+        let (again, againWriter) = try Self.watcher(on: loop)
+        hub.watch(againWriter, since: UInt64(seen.last ?? 0), run: "r1", closed: again.closeFuture)
+        hub.take(Self.counter(7))
+        let lines = try Self.lines(again)
+        #expect((lines.first?["result"] as? [String: Any])?["seq"] as? Int == 6)
+        #expect(Self.numbers(lines) == [4, 5, 6, 7])
+        #expect(!lines.contains { $0["event"] as? String == "eventsMissed" })
+        #expect((lines[1]["count"] as? Int) == 4, "each replayed line is the event's own")
+        _ = try again.finish()
+    }
+
+    @Test("a number older than the history: one eventsMissed with the exact count, then what the history holds")
+    func tooOld() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = EventHub(loop: loop, run: "r1", history: 3)
+        for count in 1...10 { hub.take(Self.counter(count)) }
+        let (channel, writer) = try Self.watcher(on: loop)
+        hub.watch(writer, since: 2, run: "r1", closed: channel.closeFuture)
+        hub.take(Self.counter(11))
+        let lines = try Self.lines(channel)
+        #expect(lines.count == 6, "the reply, the notice, 8...10, 11")
+        #expect(lines[1]["event"] as? String == "eventsMissed")
+        #expect(lines[1]["count"] as? Int == 5, "3...7")
+        #expect(lines[1]["restarted"] == nil && lines[1]["seq"] == nil)
+        #expect(Self.numbers(lines) == [8, 9, 10, 11])
+        _ = try channel.finish()
+    }
+
+    @Test("a number of another run: eventsMissed says the daemon restarted, then this run's events")
+    func restarted() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = EventHub(loop: loop, run: "r2")
+        for count in 1...2 { hub.take(Self.counter(count)) }
+        let (channel, writer) = try Self.watcher(on: loop)
+        hub.watch(writer, since: 40, run: "r1", closed: channel.closeFuture)
+        let lines = try Self.lines(channel)
+        #expect(lines[1]["event"] as? String == "eventsMissed")
+        #expect(lines[1]["restarted"] as? Bool == true)
+        #expect(lines[1]["count"] as? Int == 0, "this run's are all held")
+        #expect(Self.numbers(lines) == [1, 2])
+        _ = try channel.finish()
+    }
+
+    @Test("a replay larger than the writer keeps for a slow client is written whole")
+    func replayNotCapped() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = EventHub(loop: loop, run: "r1")
+        for count in 1...5 { hub.take(Self.counter(count)) }
+        let (channel, writer) = try Self.watcher(on: loop)  // keeps 2 lines for a client that does not read
+        hub.watch(writer, since: 0, run: "r1", closed: channel.closeFuture)
+        #expect(Self.numbers(try Self.lines(channel)) == [1, 2, 3, 4, 5])
+        _ = try channel.finish()
     }
 
     @Test("a stream subscribed gets every event, and ends with the hub")

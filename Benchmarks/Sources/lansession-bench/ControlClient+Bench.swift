@@ -32,9 +32,9 @@ extension ControlClient {
 
     /// Makes the connection a watcher: sends `watch` and reads its reply.
     func startWatching() throws {
-        let _: DoneOrEmpty = try call(.watch, as: DoneOrEmpty.self)
+        let _: DoneOrEmpty = try call(.watch(), as: DoneOrEmpty.self)
     }
 
-    /// The reply of `watch`: `{}`.
+    /// The reply of `watch`: its run and last number, not read here.
     private struct DoneOrEmpty: Decodable {}
 }
