@@ -8,6 +8,11 @@ import SessionControl
 /// A long-lived subscription on one host's control socket (`watch` or `streams`): connects, and connects again
 /// after its daemon was killed and restarted, handing every line to `handle`; the time it is away is on the
 /// timeline as `away`.
+///
+/// A `watch` listener resumes: it connects again with `since` (the number of the last event it handed on) and the
+/// daemon's run, and the daemon replays what came meanwhile. Its time away counts only when events were missed for
+/// good: when the daemon says so (`eventsMissed` with a count, first after the reply: the whole time away), or when
+/// the numbers skip one (the moment of the skip).
 final class Listener: @unchecked Sendable {
     let host: Int
     let command: ControlCommand
@@ -16,6 +21,17 @@ final class Listener: @unchecked Sendable {
     let handle: @Sendable (Data) -> Void
     private let lock = NSLock()
     private var connected = false
+
+    /// Where a `watch` listener resumes from: the daemon's run and the number of the last event handed on.
+    private struct Position {
+        var run: String?
+        var seq: UInt64?
+        /// When the connection was lost, until the first line after the next reply says whether events were missed.
+        var lost: ContinuousClock.Instant?
+        var reconnected: ContinuousClock.Instant?
+    }
+
+    private var position = Position()
 
     init(
         host: Int, command: ControlCommand, away: Timeline.Kind, daemons: Daemons,
@@ -32,6 +48,12 @@ final class Listener: @unchecked Sendable {
     /// Whether it is subscribed now.
     var isConnected: Bool { lock.withLock { connected } }
 
+    /// Whether it resumes where it was when it connects again (`watch`).
+    private var resumes: Bool {
+        if case .watch = command { return true }
+        return false
+    }
+
     /// Runs on its own thread until `stop` (it may stay blocked in a read afterwards; it holds nothing).
     func start(until stop: StopFlag) {
         Thread.detachNewThread { [self] in
@@ -41,16 +63,60 @@ final class Listener: @unchecked Sendable {
                     continue
                 }
                 do {
-                    try client.send(command)
-                    _ = try client.readLine()  // {"ok":true,"result":{}}: subscribed
+                    try client.send(request)
+                    let reply = try client.readLine()  // {"ok":true,"result":{...}}: subscribed
                     lock.withLock { connected = true }
-                    daemons.timeline.end(away, host: host)
-                    while !stop.isRaised { handle(try client.readLine()) }
+                    subscribed(reply)
+                    while !stop.isRaised {
+                        let line = try client.readLine()
+                        if resumes { numbered(line) }
+                        handle(line)
+                    }
                 } catch {
                     lock.withLock { connected = false }
-                    daemons.timeline.begin(away, host: host)
+                    if resumes, position.run != nil {
+                        position.lost = position.lost ?? .now  // away for good only if the daemon says so
+                    } else {
+                        daemons.timeline.begin(away, host: host)
+                    }
                 }
             }
         }
+    }
+
+    /// The request: `watch` again after the last event handed on, when it had one.
+    private var request: ControlCommand {
+        guard resumes, let seq = position.seq else { return command }
+        return .watch(since: seq, run: position.run)
+    }
+
+    /// Takes the reply: the run, and where the events start when it did not know.
+    private func subscribed(_ reply: Data) {
+        if resumes, let result = try? JSONDecoder().decode(ControlReply<WatchResult>.self, from: reply).result {
+            position.run = result.run
+            if position.seq == nil { position.seq = result.seq }
+            if position.lost != nil { position.reconnected = .now }
+        }
+        daemons.timeline.end(away, host: host)
+    }
+
+    /// Follows the numbers of a `watch` listener's events: a number skipped, or events the daemon says are gone
+    /// (right after a reply: for the whole time away), are time away.
+    private func numbered(_ line: Data) {
+        let timeline = daemons.timeline
+        defer { (position.lost, position.reconnected) = (nil, nil) }
+        guard let seq = WatchResult.sequenceNumber(of: line) else {
+            guard case .eventsMissed(let count, _)? = try? JSONDecoder().decode(ControlEvent.self, from: line),
+                count > 0, let lost = position.lost
+            else { return }
+            timeline.begin(away, host: host, at: lost)
+            timeline.end(away, host: host, at: position.reconnected ?? .now)
+            return
+        }
+        if let last = position.seq, seq > last + 1, position.lost == nil {
+            timeline.begin(away, host: host)  // a skip the daemon did not announce: what it hid is missed
+            timeline.end(away, host: host)
+        }
+        position.seq = seq
     }
 }

@@ -34,8 +34,9 @@ final class PayloadRun: Sendable {
                         messages.connected(peer, on: host)
                     case .peerLost(let peer):
                         messages.lost(peer, on: host)
-                    case .eventsMissed:
-                        // Events this watcher never got: as if it had been away for an instant.
+                    case .eventsMissed(let count, _) where count > 0:
+                        // Events this watcher never got: as if it had been away for an instant (right after it
+                        // resumed, the listener counts the whole time it was away).
                         timeline.begin(.watcherAway, host: host)
                         timeline.end(.watcherAway, host: host)
                     default: break
