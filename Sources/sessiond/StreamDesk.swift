@@ -9,7 +9,9 @@ import Synchronization
 /// The byte streams peers open to this daemon: taken while a client listens (`streams`), each read to its end with
 /// its byte count and SHA-256 and reported to every listener; declined while nobody listens (one that was opened as
 /// the last listener left is cancelled). A `Service`: each stream is read (or cancelled) in a child task of its run,
-/// and the session is told in order when listening starts and stops.
+/// and the session is told in order when listening starts and stops. A listener that does not read holds at most
+/// ``maxWaitingReports``; one that falls further behind gets those, then its connection closes: it is never left
+/// to guess that reports went missing.
 final class StreamDesk: Service, Sendable {
     /// What the run takes, in order.
     private enum Arrival {
@@ -21,6 +23,9 @@ final class StreamDesk: Service, Sendable {
         let continuations = Mutex<[Int: AsyncStream<StreamResult>.Continuation]>([:])
         let nextID = Mutex(0)
     }
+
+    /// Reports waiting for a listener that does not read, at most.
+    static let maxWaitingReports = 10_000
 
     private let listeners = Listeners()
     private let logger: Logger
@@ -53,13 +58,14 @@ final class StreamDesk: Service, Sendable {
         }
     }
 
-    /// A new listener's reports, from now on: `opened`, then `finished` or `failed`, per stream.
-    func subscribe() -> AsyncStream<StreamResult> {
+    /// A new listener's reports, from now on: `opened`, then `finished` or `failed`, per stream. It ends when a
+    /// report finds no room (the listener fell ``maxWaitingReports`` behind), after those that wait.
+    func subscribe(bufferSize: Int = StreamDesk.maxWaitingReports) -> AsyncStream<StreamResult> {
         let id = listeners.nextID.withLock { id in
             id += 1
             return id
         }
-        let (stream, continuation) = AsyncStream<StreamResult>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        let (stream, continuation) = AsyncStream<StreamResult>.makeStream(bufferingPolicy: .bufferingOldest(bufferSize))
         let listeners = self.listeners
         let arrivals = self.arrivals
         continuation.onTermination = { _ in
@@ -111,8 +117,13 @@ final class StreamDesk: Service, Sendable {
         publish(report)
     }
 
-    private func publish(_ report: StreamResult) {
-        for continuation in listeners.continuations.withLock({ Array($0.values) }) { continuation.yield(report) }
+    /// Hands `report` to every listener; one with no room for it is ended instead of missing it unnoticed.
+    func publish(_ report: StreamResult) {
+        for continuation in listeners.continuations.withLock({ Array($0.values) }) {
+            guard case .dropped = continuation.yield(report) else { continue }
+            logger.debug("closing a streams listener: \(Self.maxWaitingReports) reports wait for it unread")
+            continuation.finish()
+        }
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
