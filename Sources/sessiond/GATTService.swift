@@ -17,7 +17,8 @@ import WireCodec
 /// Where bluetoothd runs (it owns `org.bluez` on the system bus) the face is a GATT application registered with it
 /// (``BlueZGATTFace``); elsewhere the daemon serves ATT itself (``GATTFace``). The choice is made at start, logged, and
 /// told by `status` (``BluetoothState``). Either face hands each command over without waiting; this service carries
-/// them out in order.
+/// them out in order. At most ``maxWaitingCommands`` wait: a command that finds no room is refused (a Write Request
+/// is answered with the error of a value that is no command), not kept in place of an older one.
 struct GATTService: Service {
     let adapter: RFCOMMTransport.Adapter
     let identity: String
@@ -28,6 +29,9 @@ struct GATTService: Service {
     let loop: any EventLoop
     let state: BluetoothState
     let logger: Logger
+
+    /// Commands of the centrals waiting to be carried out, at most.
+    static let maxWaitingCommands = GATTFace.maxPendingNotifications
 
     /// The face in use.
     private enum Face {
@@ -57,7 +61,7 @@ struct GATTService: Service {
         state: BluetoothState, logger: Logger
     ) {
         (commands, continuation) = AsyncStream.makeStream(
-            of: GATTCommand.self, bufferingPolicy: .bufferingNewest(GATTFace.maxPendingNotifications))
+            of: GATTCommand.self, bufferingPolicy: .bufferingOldest(Self.maxWaitingCommands))
         let configuration = session.configuration
         identity = GATTFace.identityText(
             peer: session.peerID, name: configuration.displayName, session: configuration.sessionName,
@@ -107,7 +111,7 @@ struct GATTService: Service {
     /// Starts the face: through bluetoothd when it runs, else the daemon's own ATT server; nil (with a notice) when
     /// neither can start.
     private func start() async -> Face? {
-        let commands = GATTCommand.taker { [continuation] in continuation.yield($0) }
+        let commands = Self.taker(continuation)
         if let bus = try? BusConnection.system(logger: logger) {
             if (try? await bus.nameHasOwner("org.bluez")) == true {
                 let face = BlueZGATTFace(
@@ -137,6 +141,22 @@ struct GATTService: Service {
         } catch {
             logger.notice("no GATT face on \(adapter.name): \(error.message)")
             return nil
+        }
+    }
+
+    /// What the faces hand a central's value to: the command it is, queued; refused when it is none, or when
+    /// ``maxWaitingCommands`` wait already.
+    static func taker(_ continuation: AsyncStream<GATTCommand>.Continuation) -> GATTCommandTaker {
+        { value throws(GATTNotACommand) in
+            let command: GATTCommand
+            do throws(GATTCommand.DecodingError) {
+                command = try GATTCommand(frame: value)
+            } catch {
+                throw GATTNotACommand(error.reason)
+            }
+            if case .dropped = continuation.yield(command) {
+                throw GATTNotACommand("busy: \(maxWaitingCommands) commands wait to be carried out")
+            }
         }
     }
 
