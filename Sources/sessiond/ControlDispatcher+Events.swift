@@ -15,11 +15,13 @@ extension ControlDispatcher {
     }
 
     /// The JSON line of an event of `watch` (without its newline), with its number `seq` when it has one, stamped
-    /// with the time now.
-    static func encode(_ event: ControlEvent, seq: UInt64?, with encoder: JSONEncoder = JSONEncoder()) -> Data? {
+    /// with `time`, when the daemon saw it.
+    static func encode(
+        _ event: ControlEvent, seq: UInt64?, at time: Date = Date(), with encoder: JSONEncoder = JSONEncoder()
+    ) -> Data? {
         var line = event.line
         line.seq = seq
-        line.time = Date().formatted(timeStyle)
+        line.time = time.formatted(timeStyle)
         return try? encoder.encode(line)
     }
 }

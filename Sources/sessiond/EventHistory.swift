@@ -1,10 +1,31 @@
+import Foundation
 import NIOCore
+import SessionControl
 
-/// The last events of the daemon's run as `watch` writes them, numbered: each line the `EventHub` encodes gets the
-/// next number (``nextSeq``, from 1) and is kept here, the last ``maxLines`` of them and ``maxBytes`` in all, so that a
-/// watcher that comes back (``replay(since:run:)``) gets what it missed exactly once, or is told exactly how many
-/// events it missed. A plain value, on the hub's loop.
+/// The last events of the daemon's run, numbered: each event the `EventHub` takes gets the next number (``nextSeq``,
+/// from 1) and is kept here, the last ``maxLines`` of them and ``maxBytes`` in all, so that a watcher that comes back
+/// (``replay(since:run:)``) gets what it missed exactly once, or is told exactly how many events it missed. An event
+/// is kept as the line `watch` wrote when a watcher was there to write it to; otherwise as the event and its time, to
+/// be encoded only if a watcher asks for it (what an event costs while nobody watches is so no encoding). A plain
+/// value, on the hub's loop.
 struct EventHistory {
+    /// One event kept.
+    enum Entry: Equatable {
+        /// As it was written, with its newline.
+        case line(ByteBuffer)
+        /// Not written yet: the event, and when the daemon saw it.
+        case event(ControlEvent, at: Date)
+
+        /// The bytes it counts for: a line's; about what an event's line will be.
+        var size: Int {
+            switch self {
+            case .line(let line): line.readableBytes
+            case .event(.data(_, let data, _), _): 256 + 3 * data.count  // base64, and the text when it is UTF-8
+            case .event: 256
+            }
+        }
+    }
+
     /// Lines kept, at most.
     static let maxLines = 10_000
     /// Bytes of lines kept, at most (a replay is written at once: this bounds it as the watcher's writer bounds
@@ -18,8 +39,9 @@ struct EventHistory {
         var missed: UInt64?
         /// The number was of another run of the daemon (or of none this run had): what that run had after it is gone.
         var restarted = false
-        /// The lines after the number, oldest first.
-        var lines: [ByteBuffer] = []
+        /// The events after the number that are held, oldest first, from number ``firstSeq``.
+        var entries: [Entry] = []
+        var firstSeq: UInt64 = 1
     }
 
     /// This run of the daemon: a random id, new at each start.
@@ -28,8 +50,8 @@ struct EventHistory {
     private let maxBytes: Int
     /// The number of the last event; 0 before the first.
     private(set) var lastSeq: UInt64 = 0
-    private var lines = CircularBuffer<ByteBuffer>()
-    /// Bytes of the lines kept.
+    private var lines = CircularBuffer<Entry>()
+    /// Bytes of the lines kept (``Entry/size``).
     private(set) var bytes = 0
 
     /// A history of the run `run`, keeping at most `maxLines` lines and `maxBytes` bytes (the newest line is kept
@@ -55,27 +77,28 @@ struct EventHistory {
     /// Lines kept.
     var count: Int { lines.count }
 
-    /// Keeps `line`, the event numbered ``nextSeq``, letting the oldest go past the bounds.
-    mutating func append(_ line: ByteBuffer) {
+    /// Keeps `entry`, the event numbered ``nextSeq``, letting the oldest go past the bounds.
+    mutating func append(_ entry: Entry) {
         lastSeq += 1
-        lines.append(line)
-        bytes += line.readableBytes
+        lines.append(entry)
+        bytes += entry.size
         while lines.count > maxLines || (bytes > maxBytes && lines.count > 1) {
-            bytes -= lines.removeFirst().readableBytes
+            bytes -= lines.removeFirst().size
         }
     }
 
-    /// What a watcher gets before the live events: nothing without `since`; the lines after `since` when it is of this
-    /// run (`run` nil or this run's) and the history holds them all; otherwise every line held, after the count of
-    /// those it missed. A number past this run's last is another run's.
+    /// What a watcher gets before the live events: nothing without `since`; the events after `since` when it is of
+    /// this run (`run` nil or this run's) and the history holds them all; otherwise every event held, after the count
+    /// of those it missed. A number past this run's last is another run's.
     func replay(since: UInt64?, run: String?) -> Replay {
-        guard let since else { return Replay() }
+        guard let since else { return Replay(firstSeq: nextSeq) }
         guard (run ?? self.run) == self.run, since <= lastSeq else {
-            return Replay(missed: firstSeq - 1, restarted: true, lines: Array(lines))
+            return Replay(missed: firstSeq - 1, restarted: true, entries: Array(lines), firstSeq: firstSeq)
         }
         if since + 1 >= firstSeq {
-            return Replay(lines: Array(lines[lines.index(lines.startIndex, offsetBy: Int(since + 1 - firstSeq))...]))
+            let start = lines.index(lines.startIndex, offsetBy: Int(since + 1 - firstSeq))
+            return Replay(entries: Array(lines[start...]), firstSeq: since + 1)
         }
-        return Replay(missed: firstSeq - 1 - since, lines: Array(lines))
+        return Replay(missed: firstSeq - 1 - since, entries: Array(lines), firstSeq: firstSeq)
     }
 }

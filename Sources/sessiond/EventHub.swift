@@ -91,16 +91,35 @@ final class EventHub: Service {
         onLoop { self.fanout.yield(event) }
     }
 
-    /// Numbers `event`, keeps it in the history and writes it to every watcher, encoded once; on the loop.
+    /// Numbers `event`, keeps it in the history and writes it to every watcher, encoded once; while nobody watches,
+    /// keeps it unencoded. On the loop.
     private func write(_ event: DaemonEvent) {
-        guard let line = encode(event.control, seq: state.value.history.nextSeq) else { return }
-        state.value.history.append(line)
-        for watcher in state.value.watchers.values { watcher.onLoop { $0.send(line) } }
+        let control = event.control
+        let time = Date()
+        let watchers = state.value.watchers
+        guard !watchers.isEmpty, let line = encode(control, seq: state.value.history.nextSeq, at: time) else {
+            state.value.history.append(.event(control, at: time))
+            return
+        }
+        state.value.history.append(.line(line))
+        for watcher in watchers.values { watcher.onLoop { $0.send(line) } }
     }
 
-    /// The line of `event`, with its number when it has one, and its newline.
-    private func encode(_ event: ControlEvent, seq: UInt64?) -> ByteBuffer? {
-        guard let json = ControlDispatcher.encode(event, seq: seq, with: state.value.encoder) else { return nil }
+    /// The lines of a replay's events, numbered from its first; an event that cannot be written is left out.
+    private func lines(of replay: EventHistory.Replay) -> [ByteBuffer] {
+        zip(replay.firstSeq..., replay.entries).compactMap { seq, entry in
+            switch entry {
+            case .line(let line): line
+            case .event(let event, let time): encode(event, seq: seq, at: time)
+            }
+        }
+    }
+
+    /// The line of `event`, with its number when it has one, its time, and its newline.
+    private func encode(_ event: ControlEvent, seq: UInt64?, at time: Date) -> ByteBuffer? {
+        guard let json = ControlDispatcher.encode(event, seq: seq, at: time, with: state.value.encoder) else {
+            return nil
+        }
         var line = ByteBuffer()
         line.reserveCapacity(json.count + 1)
         line.writeBytes(json)
@@ -122,9 +141,9 @@ final class EventHub: Service {
                 .watching(WatchResult(run: history.run, seq: history.lastSeq)))
             let replay = history.replay(since: since, run: run)
             let notice = replay.missed.flatMap {
-                self.encode(.eventsMissed(count: $0, restarted: replay.restarted), seq: nil)
+                self.encode(.eventsMissed(count: $0, restarted: replay.restarted), seq: nil, at: Date())
             }
-            let lines = (notice.map { [$0] } ?? []) + replay.lines
+            let lines = (notice.map { [$0] } ?? []) + self.lines(of: replay)
             writer.onLoop { $0.start(with: ByteBuffer(bytes: reply.replyLine + [0x0A]), then: lines) }
             guard !self.state.value.isEnded else {
                 writer.onLoop { $0.finish() }
