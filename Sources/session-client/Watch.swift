@@ -50,22 +50,16 @@ struct Watch: ParsableCommand {
         if let runID, runID.isEmpty { throw ValidationError("--run needs a non-empty id") }
     }
 
-    /// Where the watcher is: what it resumes from when it connects again.
-    private struct Position {
-        var run: String?
-        var seq: UInt64?
-        var printed = 0
-    }
-
     func run() throws {
         let count = count?.value(or: 1)
         let deadline = timeout.map { Monotonic.seconds() + $0.value(or: 1) }
-        var position = Position(run: runID, seq: since?.value(or: 0))
+        var position = WatchPosition(run: runID, since: since?.value(or: 0))
+        var printed = 0
         var daemon = try global.connect()
         while true {
             let broken: ClientError
             do {
-                try watch(daemon, from: &position, count: count, deadline: deadline)
+                try watch(daemon, from: &position, printed: &printed, count: count, deadline: deadline)
                 return
             } catch {
                 broken = error
@@ -78,16 +72,13 @@ struct Watch: ParsableCommand {
 
     /// Subscribes on `daemon` after `position`, and prints the events as they come until `count` or `deadline`.
     private func watch(
-        _ daemon: Daemon, from position: inout Position, count: Int?, deadline: Double?
+        _ daemon: Daemon, from position: inout WatchPosition, printed: inout Int, count: Int?, deadline: Double?
     ) throws(ClientError) {
-        try daemon.send(ControlCommand.watch(since: position.seq, run: position.seq == nil ? nil : position.run))
+        try daemon.send(position.request)
         guard let acknowledgement = try daemon.readLine(deadline: deadline) else { return }
         let subscribed = try daemon.reply(from: acknowledgement)
-        if let result = try? subscribed.decode(WatchResult.self) {
-            position.run = result.run
-            if position.seq == nil { position.seq = result.seq }  // what comes next is after it
-        }
-        while count.map({ position.printed < $0 }) ?? true {
+        if let result = try? subscribed.decode(WatchResult.self) { position.subscribed(result) }
+        while count.map({ printed < $0 }) ?? true {
             guard let line = try daemon.readLine(deadline: deadline) else { return }
             let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if text.isEmpty { continue }
@@ -98,8 +89,8 @@ struct Watch: ParsableCommand {
             } else {
                 Output.line("unreadable event: \(text)")
             }
-            if let seq = WatchResult.sequenceNumber(of: line) { position.seq = seq }
-            position.printed += 1
+            position.took(line)
+            printed += 1
         }
     }
 
