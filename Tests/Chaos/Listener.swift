@@ -23,15 +23,11 @@ final class Listener: @unchecked Sendable {
     private var connected = false
 
     /// Where a `watch` listener resumes from: the daemon's run and the number of the last event handed on.
-    private struct Position {
-        var run: String?
-        var seq: UInt64?
-        /// When the connection was lost, until the first line after the next reply says whether events were missed.
-        var lost: ContinuousClock.Instant?
-        var reconnected: ContinuousClock.Instant?
-    }
-
-    private var position = Position()
+    private var position = WatchPosition()
+    /// When the connection was lost, and when it was back, until the first line after the reply says whether events
+    /// were missed.
+    private var lost: ContinuousClock.Instant?
+    private var reconnected: ContinuousClock.Instant?
 
     init(
         host: Int, command: ControlCommand, away: Timeline.Kind, daemons: Daemons,
@@ -75,7 +71,7 @@ final class Listener: @unchecked Sendable {
                 } catch {
                     lock.withLock { connected = false }
                     if resumes, position.run != nil {
-                        position.lost = position.lost ?? .now  // away for good only if the daemon says so
+                        lost = lost ?? .now  // away for good only if the daemon says so
                     } else {
                         daemons.timeline.begin(away, host: host)
                     }
@@ -85,17 +81,13 @@ final class Listener: @unchecked Sendable {
     }
 
     /// The request: `watch` again after the last event handed on, when it had one.
-    private var request: ControlCommand {
-        guard resumes, let seq = position.seq else { return command }
-        return .watch(since: seq, run: position.run)
-    }
+    private var request: ControlCommand { resumes ? position.request : command }
 
     /// Takes the reply: the run, and where the events start when it did not know.
     private func subscribed(_ reply: Data) {
         if resumes, let result = try? JSONDecoder().decode(ControlReply<WatchResult>.self, from: reply).result {
-            position.run = result.run
-            if position.seq == nil { position.seq = result.seq }
-            if position.lost != nil { position.reconnected = .now }
+            position.subscribed(result)
+            if lost != nil { reconnected = .now }
         }
         daemons.timeline.end(away, host: host)
     }
@@ -104,19 +96,15 @@ final class Listener: @unchecked Sendable {
     /// (right after a reply: for the whole time away), are time away.
     private func numbered(_ line: Data) {
         let timeline = daemons.timeline
-        defer { (position.lost, position.reconnected) = (nil, nil) }
-        guard let seq = WatchResult.sequenceNumber(of: line) else {
-            guard case .eventsMissed(let count, _)? = try? JSONDecoder().decode(ControlEvent.self, from: line),
-                count > 0, let lost = position.lost
-            else { return }
-            timeline.begin(away, host: host, at: lost)
-            timeline.end(away, host: host, at: position.reconnected ?? .now)
-            return
-        }
-        if let last = position.seq, seq > last + 1, position.lost == nil {
-            timeline.begin(away, host: host)  // a skip the daemon did not announce: what it hid is missed
+        defer { (lost, reconnected) = (nil, nil) }
+        if position.took(line) > 0, lost == nil {
+            timeline.begin(away, host: host)  // numbers skipped: what they were is missed
             timeline.end(away, host: host)
         }
-        position.seq = seq
+        guard case .eventsMissed(let count, _)? = try? JSONDecoder().decode(ControlEvent.self, from: line), count > 0,
+            let lost
+        else { return }
+        timeline.begin(away, host: host, at: lost)
+        timeline.end(away, host: host, at: reconnected ?? .now)
     }
 }
