@@ -26,9 +26,9 @@ struct EventHistory {
         }
     }
 
-    /// Lines kept, at most.
+    /// Events kept, at most.
     static let maxLines = 10_000
-    /// Bytes of lines kept, at most (a replay is written at once: this bounds it as the watcher's writer bounds
+    /// Bytes of events kept, at most (``Entry/size``; a replay is written at once: this bounds it as the watcher's writer bounds
     /// what waits for a client).
     static let maxBytes = WatchWriter.maxWaitingBytes
 
@@ -50,11 +50,11 @@ struct EventHistory {
     private let maxBytes: Int
     /// The number of the last event; 0 before the first.
     private(set) var lastSeq: UInt64 = 0
-    private var lines = CircularBuffer<Entry>()
-    /// Bytes of the lines kept (``Entry/size``).
+    private var entries = CircularBuffer<Entry>()
+    /// Bytes of the events kept (``Entry/size``).
     private(set) var bytes = 0
 
-    /// A history of the run `run`, keeping at most `maxLines` lines and `maxBytes` bytes (the newest line is kept
+    /// A history of the run `run`, keeping at most `maxLines` events and `maxBytes` bytes (the newest event is kept
     /// whatever its size).
     init(run: String, maxLines: Int = EventHistory.maxLines, maxBytes: Int = EventHistory.maxBytes) {
         self.run = run
@@ -71,19 +71,19 @@ struct EventHistory {
     /// The number the next event gets.
     var nextSeq: UInt64 { lastSeq + 1 }
 
-    /// The number of the oldest line kept (``nextSeq`` when none is).
-    var firstSeq: UInt64 { nextSeq - UInt64(lines.count) }
+    /// The number of the oldest event kept (``nextSeq`` when none is).
+    var firstSeq: UInt64 { nextSeq - UInt64(entries.count) }
 
-    /// Lines kept.
-    var count: Int { lines.count }
+    /// Events kept.
+    var count: Int { entries.count }
 
     /// Keeps `entry`, the event numbered ``nextSeq``, letting the oldest go past the bounds.
     mutating func append(_ entry: Entry) {
         lastSeq += 1
-        lines.append(entry)
+        entries.append(entry)
         bytes += entry.size
-        while lines.count > maxLines || (bytes > maxBytes && lines.count > 1) {
-            bytes -= lines.removeFirst().size
+        while entries.count > maxLines || (bytes > maxBytes && entries.count > 1) {
+            bytes -= entries.removeFirst().size
         }
     }
 
@@ -93,12 +93,12 @@ struct EventHistory {
     func replay(since: UInt64?, run: String?) -> Replay {
         guard let since else { return Replay(firstSeq: nextSeq) }
         guard (run ?? self.run) == self.run, since <= lastSeq else {
-            return Replay(missed: firstSeq - 1, restarted: true, entries: Array(lines), firstSeq: firstSeq)
+            return Replay(missed: firstSeq - 1, restarted: true, entries: Array(entries), firstSeq: firstSeq)
         }
         if since + 1 >= firstSeq {
-            let start = lines.index(lines.startIndex, offsetBy: Int(since + 1 - firstSeq))
-            return Replay(entries: Array(lines[start...]), firstSeq: since + 1)
+            let start = entries.index(entries.startIndex, offsetBy: Int(since + 1 - firstSeq))
+            return Replay(entries: Array(entries[start...]), firstSeq: since + 1)
         }
-        return Replay(missed: firstSeq - 1 - since, entries: Array(lines), firstSeq: firstSeq)
+        return Replay(missed: firstSeq - 1 - since, entries: Array(entries), firstSeq: firstSeq)
     }
 }

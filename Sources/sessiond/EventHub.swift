@@ -7,9 +7,9 @@ import SessionControl
 
 /// The session's events and the apps' as they happen, on the daemon's event loop, where both are made, through one
 /// `EventFanout`: each goes to the hub's observer first (the operator's log and the stream desk, which see every
-/// event), then, numbered (`seq`, from 1 in each run of the daemon) and encoded once as a JSON line, into the
-/// `EventHistory` and to every `watch` connection's `WatchWriter`, and to every stream subscribed (the pages'
-/// broadcast). A `watch` gets its events with no task and no stream in between: the line is written to its socket
+/// event), then, numbered (`seq`, from 1 in each run of the daemon), into the `EventHistory` and, encoded once as a
+/// JSON line, to every `watch` connection's `WatchWriter` (while nobody watches, it is not encoded), and to every
+/// stream subscribed (the pages' broadcast). A `watch` gets its events with no task and no stream in between: the line is written to its socket
 /// before the loop goes on, or waits, bounded, in its writer when the client does not keep up. A watcher that comes
 /// back with the number of the last event it saw gets those after it from the history, then the live ones, with
 /// none missing and none twice; or the exact count of those it missed.
