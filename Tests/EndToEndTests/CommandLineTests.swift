@@ -66,6 +66,8 @@ struct CommandLineTests {
             (["increment", "-n", "abc"], "--count must be 1...1000000 (got abc)"),
             (["watch", "--timeout", "0"], "--timeout must be 0.001...31536000 seconds"),
             (["watch", "--count", "0"], "--count must be 1...1000000000"),
+            (["watch", "--since", "-1"], "--since must be 0...18446744073709551615 (got -1)"),
+            (["watch", "--run", "5f0c2a9e41d3b786"], "--run goes with --since"),
             (["bench", "--peer", "x", "--count", "0"], "--count must be 1...1000000"),
             (["bench", "--peer", "x", "--size", "-1"], "--size must be 0...65535 bytes"),
             (["bubble", "pickup", "3"], "bubble ID must be 0...2 (got 3)"),
@@ -190,6 +192,28 @@ struct CommandLineTests {
         let time = event?["time"] as? String ?? ""
         #expect(
             time.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "\(event ?? [:])")
+    }
+
+    @Test("watch --since: the events after the number, each once, numbered; another run's number says restarted")
+    func watchSince() async throws {
+        let scratch = try Scratch()
+        let socket = "\(scratch.path)/sessiond.sock"
+        let process = try await startDaemon(scratch, name: "solo", socket: socket)
+        defer { process.stop() }
+        for _ in 1...3 { #expect(try client(["--control", socket, "increment"]).status == 0) }
+        func events(_ arguments: [String]) throws -> [[String: Any]] {
+            let result = try client(["--control", socket, "--json", "watch", "--timeout", "1"] + arguments)
+            return result.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        let after = try events(["--since", "1"])
+        #expect(after.compactMap { $0["seq"] as? Int } == [2, 3], "\(after)")
+        #expect(after.compactMap { $0["count"] as? Int } == [2, 3])
+        let restarted = try events(["--since", "1", "--run", "0000000000000000"])
+        #expect(restarted.first?["event"] as? String == "eventsMissed")
+        #expect(restarted.first?["restarted"] as? Bool == true)
+        #expect(restarted.compactMap { $0["seq"] as? Int } == [1, 2, 3])
     }
 
     /// The status of the daemon on `socket`, as JSON.
