@@ -11,8 +11,9 @@ import SessionControl
 ///
 /// A `watch` listener resumes: it connects again with `since` (the number of the last event it handed on) and the
 /// daemon's run, and the daemon replays what came meanwhile. Its time away counts only when events were missed for
-/// good: when the daemon says so (`eventsMissed` with a count, first after the reply: the whole time away), or when
-/// the numbers skip one (the moment of the skip).
+/// good: when the daemon says so first after the reply (`eventsMissed` with a count, or `restarted`: what the killed
+/// daemon had not written yet died with it; the whole time away), or when the numbers skip one (the moment of the
+/// skip).
 final class Listener: @unchecked Sendable {
     let host: Int
     let command: ControlCommand
@@ -101,8 +102,9 @@ final class Listener: @unchecked Sendable {
             timeline.begin(away, host: host)  // numbers skipped: what they were is missed
             timeline.end(away, host: host)
         }
-        guard case .eventsMissed(let count, _)? = try? JSONDecoder().decode(ControlEvent.self, from: line), count > 0,
-            let lost
+        // Another run's: what the killed one had not written yet died with it.
+        guard case .eventsMissed(let count, let restarted)? = try? JSONDecoder().decode(ControlEvent.self, from: line),
+            count > 0 || restarted, let lost
         else { return }
         timeline.begin(away, host: host, at: lost)
         timeline.end(away, host: host, at: reconnected ?? .now)

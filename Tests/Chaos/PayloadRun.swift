@@ -34,7 +34,7 @@ final class PayloadRun: Sendable {
                         messages.connected(peer, on: host)
                     case .peerLost(let peer):
                         messages.lost(peer, on: host)
-                    case .eventsMissed(let count, _) where count > 0:
+                    case .eventsMissed(let count, let restarted) where count > 0 || restarted:
                         // Events this watcher never got: as if it had been away for an instant (right after it
                         // resumed, the listener counts the whole time it was away).
                         timeline.begin(.watcherAway, host: host)
