@@ -7,7 +7,8 @@ import Synchronization
 
 /// A soak's measurements of every daemon (resident memory, anonymous memory, open descriptors, CPU time, from /proc),
 /// one series per daemon incarnation (a restart after kill -9 starts a new one), and the verdict: a series whose last
-/// quarter's median is well above its second quarter's grew without bound. Memory is judged by its anonymous part
+/// quarter's median is well above its second quarter's grew without bound, and so did one long enough to fit whose
+/// anonymous memory's slope after its first 5 minutes is above 0.05 MB a minute or that grew more than 2 MB since. Memory is judged by its anonymous part
 /// (`RssAnon`: what the process allocated): resident memory also counts the pages of the binary and its libraries,
 /// which are file-backed and shared and get paged in as code runs for the first time (a debug sessiond is 70 MB).
 final class DaemonSampler: Sendable {
@@ -24,6 +25,14 @@ final class DaemonSampler: Sendable {
     /// Growth allowed from the second quarter's median to the last quarter's: a quarter more, plus this much.
     static let rssSlackKiB = 4096
     static let fdSlack = 8
+    /// The slope is fitted to a series' samples after its first 5 minutes (caches, pools and the first peers' tables
+    /// fill then), when at least 10 minutes of samples follow them.
+    static let slopeWarmupSeconds = 300.0
+    static let slopeMinimumSeconds = 600.0
+    /// A steady growth above 0.05 MB a minute fails the soak (72 MB a day), and so does more than 2 MB in all from
+    /// minute 5 to the end (the medians of the first and the last minute of the fit).
+    static let slopeLimitMBPerMinute = 0.05
+    static let growthLimitKiB = 2048
 
     let daemons: Daemons
     private let series = Mutex<[(key: String, samples: [Sample])]>([])
@@ -91,12 +100,37 @@ final class DaemonSampler: Sendable {
             let fds = (Self.median(second.map(\.fds)), Self.median(last.map(\.fds)))
             let anonGrew = anon.1 > anon.0 + anon.0 / 4 + Self.rssSlackKiB
             let fdsGrew = fds.1 > fds.0 + fds.0 / 4 + Self.fdSlack
+            let trend = Self.trend(samples)
+            let sloped =
+                trend.map { $0.slopeMBPerMinute > Self.slopeLimitMBPerMinute || $0.growthKiB > Self.growthLimitKiB }
+                ?? false
             verdict.judged.append(
                 SoakVerdict.Series(
                     daemon: key, samples: samples.count, rssKiB: [rss.0, rss.1], anonKiB: [anon.0, anon.1],
-                    fds: [fds.0, fds.1], cpuSeconds: samples.last?.cpuSeconds ?? 0, grew: anonGrew || fdsGrew))
+                    fds: [fds.0, fds.1], cpuSeconds: samples.last?.cpuSeconds ?? 0,
+                    anonSlopeMBPerMinute: trend?.slopeMBPerMinute, anonGrowthKiB: trend?.growthKiB,
+                    grew: anonGrew || fdsGrew || sloped))
         }
         return verdict
+    }
+
+    /// The least-squares slope of a series' anonymous memory after its warm-up, in MB (10^6 bytes) a minute, and its
+    /// growth from the first minute of the fit to the last; nil for a series too short.
+    static func trend(_ samples: [Sample]) -> (slopeMBPerMinute: Double, growthKiB: Int)? {
+        guard let first = samples.first?.seconds else { return nil }
+        let fitted = samples.filter { $0.seconds - first >= slopeWarmupSeconds }
+        guard let from = fitted.first?.seconds, let to = fitted.last?.seconds, to - from >= slopeMinimumSeconds
+        else { return nil }
+        let n = Double(fitted.count)
+        let xs = fitted.map { ($0.seconds - from) / 60 }
+        let ys = fitted.map { Double($0.anonKiB) * 1024 / 1_000_000 }
+        let meanX = xs.reduce(0, +) / n
+        let meanY = ys.reduce(0, +) / n
+        let covariance = zip(xs, ys).map { ($0 - meanX) * ($1 - meanY) }.reduce(0, +)
+        let variance = xs.map { ($0 - meanX) * ($0 - meanX) }.reduce(0, +)
+        let firstMinute = fitted.filter { $0.seconds - from < 60 }.map(\.anonKiB)
+        let lastMinute = fitted.filter { to - $0.seconds < 60 }.map(\.anonKiB)
+        return (covariance / variance, median(lastMinute) - median(firstMinute))
     }
 
     static func median(_ values: [Int]) -> Int {
@@ -115,6 +149,9 @@ struct SoakVerdict: Encodable {
         var anonKiB: [Int]
         var fds: [Int]
         var cpuSeconds: Double
+        /// The anonymous memory's trend after the warm-up (nil for a series too short to fit).
+        var anonSlopeMBPerMinute: Double?
+        var anonGrowthKiB: Int?
         var grew: Bool
     }
 

@@ -66,7 +66,11 @@ struct Report: Encodable {
                     "\(series.daemon): \(series.samples) samples, RSS \(series.rssKiB[0]) -> \(series.rssKiB[1]) KiB, anon "
                         + "\(series.anonKiB[0]) -> \(series.anonKiB[1]) KiB, "
                         + "fds \(series.fds[0]) -> \(series.fds[1]) (medians of the 2nd and last quarter), CPU "
-                        + "\(String(format: "%.1f", series.cpuSeconds)) s\(series.grew ? ": GREW" : "")")
+                        + "\(String(format: "%.1f", series.cpuSeconds)) s"
+                        + (series.anonSlopeMBPerMinute.map {
+                            ", anon slope \(String(format: "%.4f", $0)) MB/min and "
+                                + "\(series.anonGrowthKiB ?? 0) KiB from minute 5 to the end"
+                        } ?? "") + (series.grew ? ": GREW" : ""))
             }
             Swift.print("\(soak.shortSeries) incarnations too short to judge")
         }
