@@ -29,6 +29,9 @@ final class Listener: @unchecked Sendable {
     /// were missed.
     private var lost: ContinuousClock.Instant?
     private var reconnected: ContinuousClock.Instant?
+    /// How a `watch` listener's resumptions went: how many, how many found another run of the daemon (a restart), and
+    /// how many events it missed within one run (numbers skipped, or gone from the daemon's history).
+    private var counts = WatchResumptions()
 
     init(
         host: Int, command: ControlCommand, away: Timeline.Kind, daemons: Daemons,
@@ -44,6 +47,9 @@ final class Listener: @unchecked Sendable {
 
     /// Whether it is subscribed now.
     var isConnected: Bool { lock.withLock { connected } }
+
+    /// How its resumptions went so far.
+    var resumptions: WatchResumptions { lock.withLock { counts } }
 
     /// Whether it resumes where it was when it connects again (`watch`).
     private var resumes: Bool {
@@ -88,7 +94,10 @@ final class Listener: @unchecked Sendable {
     private func subscribed(_ reply: Data) {
         if resumes, let result = try? JSONDecoder().decode(ControlReply<WatchResult>.self, from: reply).result {
             position.subscribed(result)
-            if lost != nil { reconnected = .now }
+            if lost != nil {
+                reconnected = .now
+                lock.withLock { counts.resumed += 1 }
+            }
         }
         daemons.timeline.end(away, host: host)
     }
@@ -98,15 +107,37 @@ final class Listener: @unchecked Sendable {
     private func numbered(_ line: Data) {
         let timeline = daemons.timeline
         defer { (lost, reconnected) = (nil, nil) }
-        if position.took(line) > 0, lost == nil {
+        let skipped = position.took(line)
+        if skipped > 0, lost == nil {
             timeline.begin(away, host: host)  // numbers skipped: what they were is missed
             timeline.end(away, host: host)
+            lock.withLock { counts.missedWithinRun += Int(skipped) }
         }
         // Another run's: what the killed one had not written yet died with it.
         guard case .eventsMissed(let count, let restarted)? = try? JSONDecoder().decode(ControlEvent.self, from: line),
-            count > 0 || restarted, let lost
+            count > 0 || restarted
         else { return }
+        lock.withLock {
+            if !restarted {
+                counts.missedWithinRun += Int(count)
+            } else if lost != nil {
+                counts.acrossRestart += 1
+            }
+        }
+        guard let lost else { return }
         timeline.begin(away, host: host, at: lost)
         timeline.end(away, host: host, at: reconnected ?? .now)
     }
+}
+
+/// How a `watch` listener's resumptions went.
+struct WatchResumptions: Encodable {
+    /// Connections made again after one was lost, with `since`.
+    var resumed = 0
+    /// Of those, the ones that found a new run of the daemon (restarted after kill -9): what it had not written died
+    /// with it.
+    var acrossRestart = 0
+    /// Events missed while the daemon kept running (told by `eventsMissed`, or numbers skipped): 0 unless a watcher
+    /// stayed away for longer than the daemon's history.
+    var missedWithinRun = 0
 }

@@ -102,9 +102,16 @@ final class PayloadRun: Sendable {
         let (_, partials) = files.sweepInboxes()
         var fileCounts = files.counts(partialsLeft: partials)
         fileCounts.transfersLeft = transfersLeft
+        var watches = WatchResumptions()
+        for listener in listeners {
+            let counts = listener.resumptions
+            watches.resumed += counts.resumed
+            watches.acrossRestart += counts.acrossRestart
+            watches.missedWithinRun += counts.missedWithinRun
+        }
         let report = PayloadReport(
             messages: messages.check(timeline: timeline), streams: streams.check(timeline: timeline),
-            files: fileCounts)
+            files: fileCounts, watches: watches)
         listening.raise()
         return report
     }
@@ -115,6 +122,7 @@ struct PayloadReport: Encodable {
     var messages: MessageCounts
     var streams: StreamCounts
     var files: FileCounts
+    var watches: WatchResumptions
 
     var passed: Bool { messages.passed && streams.passed && files.passed }
 
@@ -129,6 +137,10 @@ struct PayloadReport: Encodable {
         Swift.print(
             "  of them durable: sent \(d.sent), acked \(d.acked), delivered \(d.delivered), lost \(d.lost) (sender "
                 + "killed \(d.lostWithSenderKilled)), watcher away \(d.missedByWatcher)")
+        let w = watches
+        Swift.print(
+            "  watchers: resumed \(w.resumed) times with since (\(w.acrossRestart) across a restart of their daemon), "
+                + "events missed within a daemon's run \(w.missedWithinRun)")
         let s = streams
         Swift.print(
             "streams: started \(s.started), sent \(s.sent), opened \(s.opened), completed \(s.completed), failed "

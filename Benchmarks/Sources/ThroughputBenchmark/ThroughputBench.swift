@@ -323,7 +323,7 @@ public enum ThroughputBench {
                     "per_second": row.perSecond.rounded(), "megabytes_per_second": row.megabytesPerSecond,
                     "raw_tcp_per_second": row.baselinePerSecond.rounded(), "baseline": row.baseline,
                     "ratio_to_raw": row.perSecond / row.baselinePerSecond,
-                    "sealed": row.sealed, "batch": row.batch, "delivery": row.delivery.rawValue,
+                    "sealed": row.sealed, "batch": row.batch, "delivery": row.delivery.rawValue, "what": row.what,
                 ]
                 let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))

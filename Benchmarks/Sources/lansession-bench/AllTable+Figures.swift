@@ -49,7 +49,17 @@ extension AllTable {
     mutating func addThroughput() {
         for row in rows where row["bench"] as? String == "throughput" {
             let metric = row["metric"] as? String ?? ""
-            if metric == "messages_per_second" {
+            if metric == "messages_per_second", row["baseline"] as? String == "reliable" {
+                // Durable messages: on the disk before the send returns, beside the same messages reliable.
+                let tmpfs = (row["what"] as? String ?? "").contains("/dev/shm")
+                let perSecond = Self.number(row, "per_second")
+                let goal = tmpfs ? 50_000.0 : 5_000
+                add(
+                    "durable messages of 1,024 B, log on \(tmpfs ? "tmpfs" : "a disk (fsync)")",
+                    "\(Self.grouped(perSecond))/s",
+                    "reliable \(Self.grouped(Self.number(row, "raw_tcp_per_second")))/s",
+                    ratio: Self.number(row, "ratio_to_raw"), goal: "≥ \(Self.grouped(goal))/s", met: perSecond >= goal)
+            } else if metric == "messages_per_second" {
                 let sealed = row["sealed"].flatMap(Self.numeric).map { $0 != 0 } ?? true
                 let batched = (row["batch"].flatMap(Self.numeric) ?? 1) > 1
                 let anchor = row["baseline"] as? String == "tls13" ? "SwiftNIO TLS 1.3" : "SwiftNIO TCP"

@@ -110,8 +110,21 @@ final class DurableLog {
 
     /// The entry `id` for `peer` went on its reliable channel as `sequence`.
     func sent(_ id: UInt64, to peer: PeerID, sequence: UInt64) {
-        guard let index = kept[peer]?.firstIndex(where: { $0.id == id }) else { return }
+        guard let index = index(of: id, for: peer) else { return }
         kept[peer]![index].sequence = sequence
+    }
+
+    /// Where the entry `id` is in what is kept for `peer` (in id order: a binary search, not a scan of every message
+    /// kept, which may be thousands while a peer is away).
+    private func index(of id: UInt64, for peer: PeerID) -> Int? {
+        guard let entries = kept[peer] else { return nil }
+        var low = entries.startIndex
+        var high = entries.endIndex
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.endIndex && entries[low].id == id ? low : nil
     }
 
     /// `peer` acknowledged every sequence number below `sequence`: what it got is no longer kept.
@@ -166,7 +179,7 @@ final class DurableLog {
     /// Takes back messages whose batch could not be written.
     private func forget(_ messages: [(peer: PeerID, id: UInt64)]) {
         for (peer, id) in messages {
-            guard let index = kept[peer]?.firstIndex(where: { $0.id == id }) else { continue }
+            guard let index = index(of: id, for: peer) else { continue }
             keptBytes -= kept[peer]![index].payload.readableBytes
             kept[peer]!.remove(at: index)
             if kept[peer]!.isEmpty { kept[peer] = nil }
