@@ -38,6 +38,23 @@ extension ByteBuffer {
         if let failure { throw failure }
     }
 
+    /// Appends `payload` as one `durableData` frame numbered `id`: its header, then a copy of its bytes.
+    mutating func writeDurableFrame(id: UInt64, payload: ByteBuffer) throws(WireError) {
+        let size = StreamFraming.durableFrameHeaderSize(id: id, payloadLength: payload.readableBytes)
+        var failure: WireError?
+        writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw in
+            do throws(WireError) {
+                return try StreamFraming.writeDurableFrameHeader(
+                    id: id, payloadLength: payload.readableBytes, into: raw)
+            } catch {
+                failure = error
+                return 0
+            }
+        }
+        if let failure { throw failure }
+        writeImmutableBuffer(payload)
+    }
+
     /// Appends `payload` as one `data` frame: its header, then a copy of its bytes.
     mutating func writeDataFrame(_ payload: ByteBuffer) throws(WireError) {
         try writeDataFrameHeader(payloadLength: payload.readableBytes)

@@ -42,6 +42,15 @@ extension LinkWriter {
         writeSequenced(.data(payload), to: peer)
     }
 
+    /// Sends a durable message numbered `id` to `peer` on the reliable channel: its frame is written once, from the
+    /// payload the log keeps, into the peer's replay buffer, and the link writes a slice of it.
+    func sendSequencedDurable(id: UInt64, payload: ByteBuffer, to peer: PeerRecord) throws(WireError) {
+        let frame = try peer.withReliable { (reliable: inout ReliableChannel) throws(WireError) -> ByteBuffer in
+            try reliable.sendDurable(id: id, payload: payload)
+        }
+        writeSequenced(.encoded(frame), to: peer)
+    }
+
     /// Writes a numbered frame if `peer`'s active link carries data; otherwise it waits in the replay buffer.
     private func writeSequenced(_ frame: SequencedFrame, to peer: PeerRecord) {
         guard let link = peer.dataLink else { return }

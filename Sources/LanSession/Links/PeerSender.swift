@@ -159,8 +159,12 @@ final class PeerSender {
     private func sendDurable(_ entry: DurableLog.Entry, to id: PeerID) {
         guard let peer = peers[id] else { return }
         let sequence = peer.reliable.nextSequence
-        let message = Message.durableData(DurableData(id: entry.id, bytes: Array(entry.payload.readableBytesView)))
-        sendSequenced(message, to: peer, as: .payload)
+        do {
+            try writer.sendSequencedDurable(id: entry.id, payload: entry.payload, to: peer)
+        } catch {
+            // Its size was checked before it was kept; an id is never 0.
+            return logger.debug("cannot send durable message \(entry.id): \(error)")
+        }
         durable.sent(entry.id, to: id, sequence: sequence)
     }
 

@@ -45,6 +45,14 @@ struct ReliableChannel {
         return frame
     }
 
+    /// Numbers a durable message and keeps its frame for resending; returns the frame. Never refused: payloads wait
+    /// for room before they come.
+    mutating func sendDurable(id: UInt64, payload: ByteBuffer) throws(WireError) -> ByteBuffer {
+        let frame = try replay.appendDurable(id: id, payload: payload, sequence: nextSequence)
+        nextSequence += 1
+        return frame
+    }
+
     /// Numbers an application's `data` payload and keeps it for resending (the buffer itself, not a copy); the link
     /// writes it as ``SequencedFrame/data(_:)``. Never refused: payloads wait for room before they come.
     mutating func sendData(_ payload: ByteBuffer) throws(WireError) {

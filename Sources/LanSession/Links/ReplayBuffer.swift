@@ -58,6 +58,25 @@ struct ReplayBuffer {
         return encoded.getSlice(at: start, length: size)
     }
 
+    /// Encodes a durable message numbered `id` straight into the buffer as message number `sequence`, its payload
+    /// copied once from `payload`, and returns the frame as a slice of the buffer. A payload is never refused.
+    ///
+    /// - Throws: id 0, or a payload too long; nothing is kept then.
+    mutating func appendDurable(id: UInt64, payload: ByteBuffer, sequence: UInt64) throws(WireError) -> ByteBuffer {
+        let start = encoded.writerIndex
+        do {
+            try encoded.writeDurableFrame(id: id, payload: payload)
+        } catch {
+            encoded.moveWriterIndex(to: start)
+            throw error
+        }
+        follow(sequence)
+        let size = encoded.writerIndex - start
+        entries.append(.encoded(length: size))
+        bytes += size
+        return encoded.getSlice(at: start, length: size)!
+    }
+
     /// Keeps `payload` (the buffer itself: no copy) as the `data` frame of message number `sequence`. A payload is
     /// never refused: it waited for room before.
     ///
