@@ -37,8 +37,9 @@ public enum ControlEvent: Hashable, Sendable {
     /// A batch of application messages, counted.
     case messages(peerID: String, count: UInt64, channel: ControlChannel)
     case streamOpened(peerID: String, name: String, id: UInt64)
-    /// A resource transfer's progress (its `peerID` and `name` on the socket are the transfer's).
-    case transfer(TransferResult)
+    /// A resource transfer's progress (its `peerID` and `name` on the socket are the transfer's). Boxed: a transfer's
+    /// fields inline (177 bytes) would make every event as large, the daemon's history of 10,000 events with them.
+    indirect case transfer(TransferResult)
     /// Something an operator may want to know, in words.
     case notice(String)
     /// The peer holds a count for this one above this one's own (`total`).

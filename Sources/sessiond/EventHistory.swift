@@ -13,8 +13,9 @@ struct EventHistory {
     enum Entry: Equatable {
         /// As it was written, with its newline.
         case line(ByteBuffer)
-        /// Not written yet: the event, and when the daemon saw it.
-        case event(ControlEvent, at: Date)
+        /// Not written yet: the event, and when the daemon saw it. Boxed: an event inline is as large as the largest
+        /// (a transfer's), some 300 bytes, and a full history of small ones (a count) would hold 10,000 of those.
+        indirect case event(ControlEvent, at: Date)
 
         /// The bytes it counts for: a line's; about what an event's line will be.
         var size: Int {
