@@ -79,6 +79,8 @@ let package = Package(
         // The C library's statfs(2) and the kernel's file system magic numbers (which file systems live in memory),
         // used only by sessiond's state store.
         .systemLibrary(name: "CFileSystem"),
+        // The C library's malloc_trim(3), used only by sessiond's MemoryTrimmer.
+        .systemLibrary(name: "CMalloc"),
         // The Noise handshake (XX, XXpsk3) on swift-crypto, and the sealing of links on libcrypto; no I/O.
         .target(
             name: "LinkCrypto",
@@ -175,6 +177,7 @@ let package = Package(
                 "BubblesAndCounterGATT",
                 "SessionControl",
                 "CFileSystem",
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

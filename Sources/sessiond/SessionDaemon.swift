@@ -247,6 +247,7 @@ struct SessionDaemon: AsyncParsableCommand {
             configuration, on: transports, session: session, app: app, state: bluetooth, operatorLog: operatorLog,
             logger: logger)
         if let page { services.append(.init(service: page)) }
+        services.append(.init(service: MemoryTrimmer(logger: logger)))
         services.append(.init(service: control))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

@@ -1,0 +1,6 @@
+#ifndef LANSESSION_CMALLOC_SHIM_H
+#define LANSESSION_CMALLOC_SHIM_H
+
+#include <malloc.h>
+
+#endif
