@@ -8,7 +8,7 @@
 /// run. A failure on the way tears down what was made.
 public struct LabSetup: Sendable {
     /// The lab's name starts with this (a lower-case letter, then up to 19 of a-z, 0-9 and '-').
-    public var prefix = "lst"
+    public var prefix = LabSetup.defaultPrefix
     /// Hosts, 1...64.
     public var hostCount: Int
     /// Networks, 1 or 2.
@@ -17,6 +17,18 @@ public struct LabSetup: Sendable {
     public var ttl = 600
     /// The executable the reaper runs as `COMMAND down NAME`: this package's lansession-testnet.
     public var downCommand: String
+
+    /// The environment variable that names the prefix of a run's labs, so that the run can tell its own labs from
+    /// another run's on the same machine (scripts/test sets it, and removes only its own labs at the end).
+    public static let prefixVariable = "LANSESSION_LAB_PREFIX"
+
+    /// The prefix of new labs: ``prefixVariable`` when it is set to a valid prefix, "lst" otherwise.
+    public static var defaultPrefix: String {
+        guard let value = getenv(prefixVariable).map({ String(cString: $0) }), TestHostLayout.isPrefix(value) else {
+            return "lst"
+        }
+        return value
+    }
 
     /// A lab of `hostCount` hosts, whose reaper runs `downCommand down NAME`.
     public init(hostCount: Int, downCommand: String) {

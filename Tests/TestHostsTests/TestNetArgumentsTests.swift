@@ -13,9 +13,10 @@ struct TestNetArgumentsTests {
         #expect(up.count.value == 3)
         #expect(up.ttl.value == 120)
         #expect(up.networks == .two)
-        #expect(up.prefix == "lst")
+        #expect(up.prefix == LabSetup.defaultPrefix)
         let setup = up.setup
-        #expect(setup.hostCount == 3 && setup.ttl == 120 && setup.networks == 2 && setup.prefix == "lst")
+        #expect(setup.hostCount == 3 && setup.ttl == 120 && setup.networks == 2)
+        #expect(setup.prefix == LabSetup.defaultPrefix)
         let defaults = try #require(try TestNet.parseAsRoot(["up", "64", "--prefix", "bench-mesh"]) as? Up)
         #expect(defaults.ttl.value == 600 && defaults.networks == .one && defaults.prefix == "bench-mesh")
     }

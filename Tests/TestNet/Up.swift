@@ -13,7 +13,8 @@ struct Up: ParsableCommand {
         abstract: "Create N hosts (1..64) and wait until each one's avahi-daemon runs; print the lab's name.")
 
     @Argument(help: "Hosts, 1...64.") var count: PositiveNumber
-    @Option(help: "The lab's name starts with this (a-z, then up to 19 of a-z, 0-9, '-').") var prefix = "lst"
+    @Option(help: "The lab's name starts with this (a-z, then up to 19 of a-z, 0-9, '-'; $LANSESSION_LAB_PREFIX).")
+    var prefix = LabSetup.defaultPrefix
     @Option(help: "Seconds until the lab tears itself down (1...999999).") var ttl = PositiveNumber(600)
     @Option(help: "Networks: 1, or 2 (eth0 = 10.77.0.I and eth1 = 10.78.0.I).") var networks = NetworkNumber.one
 
